@@ -1,0 +1,68 @@
+#pragma once
+// The public GEMM entry point: C = alpha * op(A) * op(B) + beta * C.
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "gemmlab/status.hpp"
+
+namespace gemmlab {
+
+/// Storage order of all three matrices of one call.
+enum class Layout { RowMajor, ColMajor };
+
+/// op(X) = X (N) or X^T (T).
+enum class Op { N, T };
+
+/// Per-call options.
+struct GemmOptions {
+    /// Which rung computes the product: "auto" (the default: the fastest rung that fits the
+    /// shape), a rung's name ("smem_tile") or its number ("5"). `gemmlab list` shows them all.
+    std::string kernel = "auto";
+    /// Stream the work is enqueued on; the call does not synchronize it.
+    cudaStream_t stream = nullptr;
+};
+
+/// BLAS-style GEMM on device memory: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
+/// op(B) is k x n and C is m x n, all stored in `layout`.
+///
+/// - m, n, k >= 0. m == 0 or n == 0 returns Success and touches nothing.
+/// - k == 0 or alpha == 0 gives C = beta * C; beta == 0 never reads C (NaN in C does not leak).
+/// - Leading dimensions are at least max(1, stored rows) for column-major and
+///   max(1, stored columns) for row-major storage of each matrix as op stores it.
+/// - Every argument is validated before any CUDA call; a failure returns its own Status and
+///   leaves a message in `last_error()`.
+/// - The call is asynchronous on `options.stream` and safe to make from several threads at once.
+template <class T>
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
+            int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc,
+            const GemmOptions& options = {});
+
+extern template Status gemm<float>(Layout, Op, Op, int64_t, int64_t, int64_t, float, const float*,
+                                   int64_t, const float*, int64_t, float, float*, int64_t,
+                                   const GemmOptions&);
+extern template Status gemm<double>(Layout, Op, Op, int64_t, int64_t, int64_t, double,
+                                    const double*, int64_t, const double*, int64_t, double,
+                                    double*, int64_t, const GemmOptions&);
+
+/// Checks the arguments of a gemm call without touching the GPU (no CUDA call is made): sizes,
+/// leading dimensions, null pointers, int64 overflow and the kernel choice. Takes the same
+/// arguments as `gemm`, which runs the same checks and then also rejects host pointers.
+template <class T>
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
+                     const T* A, int64_t lda, const T* B, int64_t ldb, T beta, const T* C,
+                     int64_t ldc, const GemmOptions& options = {});
+
+extern template Status validate_gemm<float>(Layout, Op, Op, int64_t, int64_t, int64_t, float,
+                                            const float*, int64_t, const float*, int64_t, float,
+                                            const float*, int64_t, const GemmOptions&);
+extern template Status validate_gemm<double>(Layout, Op, Op, int64_t, int64_t, int64_t, double,
+                                             const double*, int64_t, const double*, int64_t,
+                                             double, const double*, int64_t, const GemmOptions&);
+
+constexpr const char* to_string(Layout l) noexcept { return l == Layout::RowMajor ? "row" : "col"; }
+constexpr char to_char(Op o) noexcept { return o == Op::N ? 'n' : 't'; }
+
+} // namespace gemmlab

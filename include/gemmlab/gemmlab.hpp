@@ -1,0 +1,6 @@
+#pragma once
+// Umbrella header: everything a gemmlab user needs.
+
+#include "gemmlab/gemm.hpp"
+#include "gemmlab/kernels.hpp"
+#include "gemmlab/status.hpp"

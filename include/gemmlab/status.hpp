@@ -1,0 +1,46 @@
+#pragma once
+// Status codes returned by every gemmlab entry point.
+
+#include <string_view>
+
+namespace gemmlab {
+
+/// Result of a gemmlab call. `Success` is zero; every other value names one class of failure.
+/// The calling thread's last failure message is available from `last_error()`.
+enum class Status : int {
+    Success = 0,
+    InvalidSize,             ///< m, n or k is negative
+    InvalidLeadingDimension, ///< lda, ldb or ldc is below the minimum for the layout and op
+    NullPointer,             ///< A, B or C is null where it will be accessed
+    NotDevicePointer,        ///< a host (or unregistered) pointer was passed where device memory is needed
+    SizeOverflow,            ///< an element offset would overflow int64
+    UnknownKernel,           ///< the kernel name or number matches no rung
+    UnsupportedType,         ///< the rung does not implement this element type
+    NoDevice,                ///< no CUDA device is visible
+    CudaError,               ///< a CUDA runtime call failed
+    CublasError,             ///< a cuBLAS call failed
+};
+
+/// Short stable name of a status, e.g. "InvalidLeadingDimension".
+constexpr std::string_view to_string(Status s) noexcept {
+    switch (s) {
+    case Status::Success: return "Success";
+    case Status::InvalidSize: return "InvalidSize";
+    case Status::InvalidLeadingDimension: return "InvalidLeadingDimension";
+    case Status::NullPointer: return "NullPointer";
+    case Status::NotDevicePointer: return "NotDevicePointer";
+    case Status::SizeOverflow: return "SizeOverflow";
+    case Status::UnknownKernel: return "UnknownKernel";
+    case Status::UnsupportedType: return "UnsupportedType";
+    case Status::NoDevice: return "NoDevice";
+    case Status::CudaError: return "CudaError";
+    case Status::CublasError: return "CublasError";
+    }
+    return "Unknown";
+}
+
+/// Human-readable message for the most recent failing gemmlab call made by the calling thread,
+/// naming the argument, its value and the rule it broke. Empty after a successful call.
+const char* last_error() noexcept;
+
+} // namespace gemmlab

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Everything a GPU run checks, in one call, with full logs under OUTDIR:
+#   ctest (GPU tests included), gemmlab verify, compute-sanitizer memcheck and racecheck over
+#   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
+# Ends with one summary block. Usage:
+#   scripts/gpu-check.sh [OUTDIR] [STEP...]     STEP: tests verify memcheck racecheck bench probe
+#   (default: all steps). BUILD_DIR (default build/device) may point at a carried build.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-gpu-check-out}
+shift || true
+steps=("$@")
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench probe)
+build=${BUILD_DIR:-build/device}
+mkdir -p "$out"
+gemmlab="$build/gemmlab"
+export PATH="$PATH:/usr/local/cuda/bin"
+
+# A build made on another machine records its absolute source path; ctest needs it to exist.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+if [[ -n "$src" && ! -e "$src" ]]; then
+  mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"
+fi
+if [[ ! -x "$gemmlab" ]]; then
+  echo "gpu-check: $gemmlab not found; build first (cmake --preset device && cmake --build build/device)" >&2
+  exit 1
+fi
+
+declare -A result
+summary_lines=()
+run_step() { # name, log file, command...
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  echo "== $name: $*" | tee -a "$out/gpu-check.log"
+  "$@" >"$log" 2>&1
+  local rc=$?
+  result[$name]=$rc
+  echo "   exit $rc after $((SECONDS - t0)) s (log: $log)" | tee -a "$out/gpu-check.log"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv 2>&1 | tee "$out/gpu.txt"
+
+for step in "${steps[@]}"; do
+  case $step in
+    tests)
+      run_step tests "$out/ctest.log" ctest --test-dir "$build" --output-on-failure -j1
+      summary_lines+=("tests:     $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)")
+      ;;
+    verify)
+      run_step verify "$out/verify.log" "$gemmlab" verify
+      summary_lines+=("verify:    $(grep -E '^verify:' "$out/verify.log" | tail -1)")
+      ;;
+    memcheck|racecheck)
+      run_step "$step" "$out/$step.log" compute-sanitizer --tool "$step" --error-exitcode 9 \
+        "$gemmlab" verify --quick
+      summary_lines+=("$(printf '%-10s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
+      ;;
+    bench)
+      run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json"
+      summary_lines+=("bench:     $(grep -c ' PASS$' "$out/bench.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench.log") FAIL (table in $out/bench.log)")
+      ;;
+    probe)
+      run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"
+      summary_lines+=("probe:     $(grep -c '^  -> ' "$out/probe.log") headline lines (in $out/probe.log)")
+      ;;
+    *) echo "gpu-check: unknown step '$step'" >&2; exit 2 ;;
+  esac
+done
+
+failed=0
+echo
+echo "================ gpu-check summary ================"
+for line in "${summary_lines[@]}"; do echo "$line"; done
+for step in "${steps[@]}"; do
+  rc=${result[$step]:-?}
+  [[ $rc == 0 ]] || failed=1
+  printf '%-10s %s\n' "$step" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
+done
+echo "==================================================="
+exit $failed

@@ -1,0 +1,50 @@
+#include "common/cuda_check.hpp"
+#include "common/fill.hpp"
+
+namespace gemmlab {
+namespace {
+
+// splitmix64: a good 64-bit mix of (seed, index), cheap enough to run per element.
+__host__ __device__ inline uint64_t mix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+template <class T>
+__global__ void fill_kernel(T* x, size_t count, uint64_t seed, FillKind kind) {
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += size_t(gridDim.x) * blockDim.x) {
+        const uint64_t r = mix64(seed * 0x2545F4914F6CDD1Dull + i);
+        if (kind == FillKind::SmallIntegers) {
+            x[i] = T(int(r % 9) - 4);
+        } else {
+            // 53 random bits -> [0, 1), mapped to [-1, 1); a zero draw becomes 2^-20.
+            const double u = double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+            x[i] = T(u == 0.0 ? 0x1.0p-20 : u);
+            if (x[i] == T(0)) x[i] = T(0x1.0p-20);
+        }
+    }
+}
+
+} // namespace
+
+template <class T>
+void fill_random(T* x, size_t count, uint64_t seed, FillKind kind, cudaStream_t stream) {
+    if (count == 0) return;
+    fill_kernel<T><<<1024, 256, 0, stream>>>(x, count, seed, kind);
+    GEMMLAB_CHECK_LAUNCH();
+}
+
+template <class T>
+void poison_nan(T* x, size_t count, cudaStream_t stream) {
+    if (count) GEMMLAB_CUDA_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(T), stream));
+}
+
+template void fill_random<float>(float*, size_t, uint64_t, FillKind, cudaStream_t);
+template void fill_random<double>(double*, size_t, uint64_t, FillKind, cudaStream_t);
+template void poison_nan<float>(float*, size_t, cudaStream_t);
+template void poison_nan<double>(double*, size_t, cudaStream_t);
+
+} // namespace gemmlab

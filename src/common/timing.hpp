@@ -1,0 +1,39 @@
+#pragma once
+// Event timing with warm-up, repetition until a minimum time, and robust statistics.
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace gemmlab {
+
+/// Summary of repeated timings of one piece of device work, in milliseconds.
+struct TimingStats {
+    double median_ms = 0;
+    double min_ms = 0;
+    double max_ms = 0;
+    int samples = 0;
+};
+
+/// How to repeat a measurement.
+struct TimingPolicy {
+    int warmup = 3;           ///< untimed runs first: module load, caches, clocks ramping up
+    int min_samples = 10;     ///< at least this many timed runs
+    int max_samples = 1000;   ///< at most this many
+    double min_total_ms = 200;///< keep sampling until the timed runs add up to this
+    bool flush_l2 = false;    ///< "cold": overwrite a buffer as large as L2 before every sample
+};
+
+/// Median, min and max of `samples_ms` (not empty).
+TimingStats summarize(std::vector<double> samples_ms);
+
+/// Times `work` (which enqueues device work on `stream`) with CUDA events around each sample,
+/// following `policy`. With flush_l2, an L2-sized memset runs before each sample, outside the
+/// timed region.
+TimingStats time_device_work(const std::function<void(cudaStream_t)>& work, cudaStream_t stream,
+                             const TimingPolicy& policy);
+
+} // namespace gemmlab

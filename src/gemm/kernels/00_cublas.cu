@@ -1,0 +1,71 @@
+// Rung 0: cuBLAS, the yardstick every other rung is measured against in the same run.
+//
+// cublasSgemm_64 / cublasDgemm_64 on the normalized column-major problem, with the handle's math
+// mode pinned to CUBLAS_DEFAULT_MATH: compute in true FP32 / FP64, never TF32. (DGEMM on sm_90
+// still uses the FP64 tensor cores, which compute in full FP64: that is why the f64 target of the
+// ladder is a fraction of cuBLAS.)
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "gemm/cublas_handles.hpp"
+#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/launchers.hpp"
+
+namespace gemmlab::detail {
+
+namespace {
+
+struct HandlePool {
+    std::mutex mutex;
+    std::unordered_map<int, std::vector<cublasHandle_t>> free_by_device;
+};
+
+HandlePool& pool() {
+    static HandlePool p; // intentionally never destroyed handles: cuBLAS teardown at exit is unsafe
+    return p;
+}
+
+} // namespace
+
+BorrowedCublas::BorrowedCublas(cudaStream_t stream) {
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device_));
+    {
+        std::lock_guard lock(pool().mutex);
+        auto& free = pool().free_by_device[device_];
+        if (!free.empty()) {
+            handle_ = free.back();
+            free.pop_back();
+        }
+    }
+    if (!handle_) {
+        GEMMLAB_CUBLAS_CHECK(cublasCreate(&handle_));
+        GEMMLAB_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+    }
+    GEMMLAB_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+}
+
+BorrowedCublas::~BorrowedCublas() {
+    if (!handle_) return;
+    std::lock_guard lock(pool().mutex);
+    pool().free_by_device[device_].push_back(handle_);
+}
+
+template <class T>
+void launch_cublas(const GemmArgs<T>& g, cudaStream_t stream) {
+    BorrowedCublas blas(stream);
+    const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if constexpr (sizeof(T) == sizeof(float))
+        GEMMLAB_CUBLAS_CHECK(cublasSgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
+                                            g.B, g.ldb, &g.beta, g.C, g.ldc));
+    else
+        GEMMLAB_CUBLAS_CHECK(cublasDgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
+                                            g.B, g.ldb, &g.beta, g.C, g.ldc));
+}
+
+template void launch_cublas<float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_cublas<double>(const GemmArgs<double>&, cudaStream_t);
+
+} // namespace gemmlab::detail

@@ -1,0 +1,45 @@
+// Rung 1: naive, one thread per C element.
+//
+// Idea: the plainest parallel GEMM. Each thread owns one element C(i, j) and walks the k loop,
+// reading op(A)(i, p) and op(B)(p, j) straight from global memory.
+// Mapping: threadIdx.x walks the *columns* j of C. That is how one writes it when thinking "x is
+// the horizontal axis", and it is exactly wrong for column-major storage: the 32 threads of a warp
+// touch 32 different columns, so each B(p, j) load and each C store of the warp is 32 separate
+// memory transactions (stride ldb / ldc), while A(i, p) is one broadcast. Rung 2 fixes only that.
+// Seeds: 001 v1 (one thread per element, 32x32 blocks). Seed 000 §3.5.3 is the 4x4-per-thread
+// variant of the same idea (rung 3).
+// Measured effect: see docs/ladder.md (rung 1 row).
+
+#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/launchers.hpp"
+
+namespace gemmlab::detail {
+namespace {
+
+constexpr int kNaiveTile = 32; // 32 x 32 = 1024 threads per block, as in seed 001 v1
+
+template <class T, bool TransA, bool TransB>
+__global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs<T> g) {
+    const int64_t j = int64_t(blockIdx.x) * kNaiveTile + threadIdx.x; // column of C
+    const int64_t i = int64_t(blockIdx.y) * kNaiveTile + threadIdx.y; // row of C
+    if (i >= g.m || j >= g.n) return;
+    T acc = 0;
+    for (int64_t p = 0; p < g.k; ++p)
+        acc += op_at<TransA>(g.A, g.lda, i, p) * op_at<TransB>(g.B, g.ldb, p, j);
+    store_c(g.C, g.ldc, i, j, acc, g.alpha, g.beta);
+}
+
+} // namespace
+
+template <class T>
+void launch_naive(const GemmArgs<T>& g, cudaStream_t stream) {
+    const dim3 block(kNaiveTile, kNaiveTile);
+    const dim3 grid(unsigned(ceil_div(g.n, kNaiveTile)), unsigned(ceil_div(g.m, kNaiveTile)));
+    dispatch_ops(g, [&]<bool TA, bool TB>() { naive_kernel<T, TA, TB><<<grid, block, 0, stream>>>(g); });
+    GEMMLAB_CHECK_LAUNCH();
+}
+
+template void launch_naive<float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_naive<double>(const GemmArgs<double>&, cudaStream_t);
+
+} // namespace gemmlab::detail

@@ -1,0 +1,87 @@
+// Double-double GPU reference GEMM (see gpu_reference.hpp). Deliberately simple: 16x16 shared
+// tiles, one output per thread; its speed only has to beat the CPU reference, its accuracy has
+// to beat every rung by a wide margin.
+
+#include "common/cuda_check.hpp"
+#include "gemm/kernels/common.cuh"
+#include "gemm/reference/gpu_reference.hpp"
+
+namespace gemmlab::reference {
+namespace {
+
+constexpr int kTile = 16;
+
+struct DoubleDouble {
+    double hi = 0, lo = 0;
+};
+
+// Error-free transformations (Knuth's TwoSum, FMA-based TwoProd), then a normalizing add.
+__device__ __forceinline__ DoubleDouble dd_add_product(DoubleDouble s, double a, double b) {
+    const double p = a * b;
+    const double p_err = fma(a, b, -p);
+    const double t = s.hi + p;
+    const double bv = t - s.hi;
+    const double t_err = (s.hi - (t - bv)) + (p - bv);
+    const double lo = s.lo + p_err + t_err;
+    const double hi = t + lo;
+    return {hi, lo - (hi - t)};
+}
+
+template <class T, bool TransA, bool TransB>
+__global__ void dd_gemm_kernel(detail::GemmArgs<T> g, const T* C0, int64_t ldc0, double* ref,
+                               double* mag) {
+    __shared__ double a_tile[kTile][kTile + 1]; // (BM, BK) of op(A), padded
+    __shared__ double b_tile[kTile][kTile + 1]; // (BK, BN) of op(B), padded
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t i = int64_t(blockIdx.x) * kTile + tx;
+    const int64_t j = int64_t(blockIdx.y) * kTile + ty;
+    DoubleDouble acc;
+    double abs_sum = 0;
+    for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
+        a_tile[tx][ty] = double(detail::op_at_or_zero<TransA>(g.A, g.lda, g.m, g.k,
+                                                              int64_t(blockIdx.x) * kTile + tx, p0 + ty));
+        b_tile[tx][ty] = double(detail::op_at_or_zero<TransB>(g.B, g.ldb, g.k, g.n, p0 + tx,
+                                                              int64_t(blockIdx.y) * kTile + ty));
+        __syncthreads();
+        for (int p = 0; p < kTile; ++p) {
+            const double a = a_tile[tx][p], b = b_tile[p][ty];
+            acc = dd_add_product(acc, a, b);
+            abs_sum += fabs(a * b);
+        }
+        __syncthreads();
+    }
+    if (i >= g.m || j >= g.n) return;
+    const double alpha = double(g.alpha), beta = double(g.beta);
+    // alpha * acc in double-double, then + beta * C0.
+    DoubleDouble r = dd_add_product({}, alpha, acc.hi);
+    r = dd_add_product(r, alpha, acc.lo);
+    double m = fabs(alpha) * abs_sum;
+    if (beta != 0) {
+        const double c0 = double(C0[i + j * ldc0]);
+        r = dd_add_product(r, beta, c0);
+        m += fabs(beta) * fabs(c0);
+    }
+    ref[i + j * g.m] = r.hi + r.lo;
+    mag[i + j * g.m] = m;
+}
+
+} // namespace
+
+template <class T>
+void gpu_reference(const detail::GemmArgs<T>& g, const T* C0, int64_t ldc0, double* ref, double* mag,
+                   cudaStream_t stream) {
+    if (g.m == 0 || g.n == 0) return;
+    if (detail::ceil_div(g.n, kTile) > 65535)
+        throw CudaFailure("gpu_reference: n = " + std::to_string(g.n) + " exceeds the grid's y limit");
+    const dim3 block(kTile, kTile);
+    const dim3 grid(unsigned(detail::ceil_div(g.m, kTile)), unsigned(detail::ceil_div(g.n, kTile)));
+    detail::dispatch_ops(g, [&]<bool TA, bool TB>() {
+        dd_gemm_kernel<T, TA, TB><<<grid, block, 0, stream>>>(g, C0, ldc0, ref, mag);
+    });
+    GEMMLAB_CHECK_LAUNCH();
+}
+
+template void gpu_reference<float>(const detail::GemmArgs<float>&, const float*, int64_t, double*, double*, cudaStream_t);
+template void gpu_reference<double>(const detail::GemmArgs<double>&, const double*, int64_t, double*, double*, cudaStream_t);
+
+} // namespace gemmlab::reference

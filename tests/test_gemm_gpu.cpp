@@ -1,0 +1,151 @@
+// GPU tests of the GEMM API and every registered rung. Skipped when no CUDA device is visible.
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "common/fill.hpp"
+#include "gemm/reference/check.hpp"
+#include "gemmlab/bench_core.hpp"
+#include "gemmlab/gemmlab.hpp"
+
+namespace {
+
+using namespace gemmlab;
+using cli::Case;
+using cli::DType;
+using cli::DeviceProblem;
+using cli::ReferenceSource;
+
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
+    } while (0)
+
+std::vector<std::string> all_kernels() {
+    std::vector<std::string> out;
+    for (const auto& k : gpu_kernels()) out.emplace_back(k.name);
+    out.push_back("auto");
+    return out;
+}
+
+const std::pair<Op, Op> kOps[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+
+// Runs every kernel on one case; with integer inputs the result must be exact.
+void check_all_kernels(const Case& cs, uint64_t seed, bool exact) {
+    DeviceProblem p(cs, seed, ReferenceSource::Cpu);
+    for (const auto& k : all_kernels()) {
+        const cli::RunResult r = p.run_and_check(k);
+        ASSERT_TRUE(r.launched) << k << " " << cs.describe() << ": " << r.error;
+        EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+        EXPECT_EQ(r.check.unwritten, 0) << k << " " << cs.describe();
+        if (exact) EXPECT_EQ(r.check.worst_ratio, 0.0) << k << " " << cs.describe() << ": "
+                                                       << reference::describe(r.check);
+    }
+}
+
+class EveryRung : public ::testing::TestWithParam<std::tuple<DType, Layout>> {};
+
+TEST_P(EveryRung, ExactOnIntegerInputsAtOddShapes) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 11;
+    for (auto [oa, ob] : kOps)
+        for (cli::Shape s : {cli::Shape{1, 1, 1}, {7, 5, 3}, {67, 45, 131}, {130, 129, 70}, {257, 66, 9}})
+            check_all_kernels({dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::SmallIntegers}, seed++, true);
+}
+
+TEST_P(EveryRung, RandomInputsWithinTheBound) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 1234;
+    for (auto [oa, ob] : kOps)
+        for (cli::Shape s : {cli::Shape{33, 17, 200}, {200, 130, 67}, {129, 257, 128}})
+            check_all_kernels({dt, layout, oa, ob, s, -1.25, 0.75, 0, FillKind::Uniform}, seed++, false);
+}
+
+TEST_P(EveryRung, BetaZeroNeverReadsNaNInC) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    // DeviceProblem poisons C with NaN before each run when beta == 0.
+    for (auto [oa, ob] : kOps)
+        check_all_kernels({dt, layout, oa, ob, {70, 66, 40}, 1.0, 0.0, 0, FillKind::Uniform}, 7, false);
+}
+
+TEST_P(EveryRung, KZeroAndAlphaZeroScaleC) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    check_all_kernels({dt, layout, Op::N, Op::N, {20, 30, 0}, 1.0, 2.0, 0, FillKind::SmallIntegers}, 3, true);
+    check_all_kernels({dt, layout, Op::T, Op::N, {20, 30, 9}, 0.0, -1.0, 0, FillKind::SmallIntegers}, 4, true);
+    check_all_kernels({dt, layout, Op::N, Op::T, {20, 30, 9}, 0.0, 0.0, 0, FillKind::SmallIntegers}, 5, true);
+}
+
+TEST_P(EveryRung, PaddedLeadingDimensions) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    for (auto [oa, ob] : kOps)
+        for (int64_t pad : {1, 3, 8})
+            check_all_kernels({dt, layout, oa, ob, {65, 70, 33}, 1.0, 0.5, pad, FillKind::SmallIntegers}, 100 + pad, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(, EveryRung,
+                         ::testing::Combine(::testing::Values(DType::F32, DType::F64),
+                                            ::testing::Values(Layout::RowMajor, Layout::ColMajor)),
+                         [](const auto& info) {
+                             return std::string(cli::to_string(std::get<0>(info.param))) +
+                                    (std::get<1>(info.param) == Layout::RowMajor ? "_row" : "_col");
+                         });
+
+TEST(GemmApi, EmptyOutputTouchesNothing) {
+    REQUIRE_GPU();
+    DeviceBuffer<float> C(16);
+    fill_random(C.get(), 16, 1, FillKind::SmallIntegers);
+    std::vector<float> before(16), after(16);
+    C.copy_to_host(before.data(), 16);
+    // n == 0: A and B may even be null; C must not change.
+    ASSERT_EQ(gemm<float>(Layout::ColMajor, Op::N, Op::N, 4, 0, 3, 1.f, nullptr, 4, nullptr, 3, 0.f,
+                          C.get(), 4),
+              Status::Success) << last_error();
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    C.copy_to_host(after.data(), 16);
+    EXPECT_EQ(before, after);
+}
+
+TEST(GemmApi, HostPointerIsRejected) {
+    REQUIRE_GPU();
+    std::vector<float> host(64, 1.f);
+    DeviceBuffer<float> dev(64);
+    EXPECT_EQ(gemm<float>(Layout::RowMajor, Op::N, Op::N, 4, 4, 4, 1.f, host.data(), 4, dev.get(), 4,
+                          0.f, dev.get(), 4),
+              Status::NotDevicePointer);
+    EXPECT_NE(std::string(last_error()).find("A is a host pointer"), std::string::npos) << last_error();
+    EXPECT_EQ(gemm<float>(Layout::RowMajor, Op::N, Op::N, 4, 4, 4, 1.f, dev.get(), 4, dev.get(), 4,
+                          0.f, host.data(), 4),
+              Status::NotDevicePointer);
+}
+
+TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
+    REQUIRE_GPU();
+    std::vector<std::thread> threads;
+    std::vector<int> failures(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([t, &failures] {
+            const std::string kernels[] = {"auto", "cublas", "coalesced", "auto"};
+            for (int rep = 0; rep < 3; ++rep) {
+                // Each thread: its own problem, its own stream (inside DeviceProblem).
+                DeviceProblem p({t % 2 ? DType::F64 : DType::F32, Layout::RowMajor, Op::N, Op::T,
+                                 {96 + t, 80 + rep, 50}, 1.0, 0.0, 0, FillKind::SmallIntegers},
+                                uint64_t(t * 10 + rep), ReferenceSource::Cpu);
+                const auto r = p.run_and_check(kernels[t]);
+                if (!r.launched || !r.check.pass || r.check.worst_ratio != 0.0) ++failures[t];
+            }
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+} // namespace

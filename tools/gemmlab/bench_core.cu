@@ -1,0 +1,156 @@
+#include <cstdio>
+#include <variant>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "gemm/problem.hpp"
+#include "gemm/reference/gpu_reference.hpp"
+#include "gemm/reference/reference.hpp"
+#include "gemmlab/gemm.hpp"
+#include "gemmlab/status.hpp"
+#include "gemmlab/bench_core.hpp"
+
+namespace gemmlab::cli {
+
+std::string Case::describe() const {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld alpha=%g beta=%g%s%s", to_string(dtype),
+                  layout == Layout::RowMajor ? "row" : "col", ops().c_str(), (long long)shape.m,
+                  (long long)shape.n, (long long)shape.k, alpha, beta,
+                  ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "",
+                  fill == FillKind::SmallIntegers ? " int" : "");
+    return buf;
+}
+
+namespace {
+
+/// Stored extent of one operand: (rows, cols) as it sits in memory, its leading dimension and
+/// its element count.
+struct Storage {
+    int64_t rows, cols, ld, elements;
+};
+
+Storage storage(Layout layout, int64_t op_rows, int64_t op_cols, bool trans, int64_t pad) {
+    const int64_t rows = trans ? op_cols : op_rows, cols = trans ? op_rows : op_cols;
+    const bool row_major = layout == Layout::RowMajor;
+    const int64_t ld = std::max<int64_t>(1, row_major ? cols : rows) + pad;
+    const int64_t outer = row_major ? rows : cols;
+    return {rows, cols, ld, std::max<int64_t>(1, ld * outer)};
+}
+
+template <class T>
+struct TypedProblem {
+    Case c;
+    Storage sa, sb, sc;
+    DeviceBuffer<T> A, B, C0, C;
+    std::vector<double> ref, mag;
+    std::vector<T> host_c;
+    Stream stream;
+
+    TypedProblem(const Case& cs, uint64_t seed, ReferenceSource src)
+        : c(cs),
+          sa(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad)),
+          sb(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad)),
+          sc(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)),
+          A(size_t(sa.elements)), B(size_t(sb.elements)), C0(size_t(sc.elements)), C(size_t(sc.elements)) {
+        fill_random(A.get(), A.size(), seed * 3 + 0, c.fill, stream.get());
+        fill_random(B.get(), B.size(), seed * 3 + 1, c.fill, stream.get());
+        fill_random(C0.get(), C0.size(), seed * 3 + 2, c.fill, stream.get());
+        const size_t mn = size_t(c.shape.m * c.shape.n);
+        ref.resize(mn);
+        mag.resize(mn);
+        host_c.resize(C.size());
+        if (src == ReferenceSource::Gpu) gpu_ref(mn);
+        else cpu_ref();
+    }
+
+    // The normalized problem, exactly as the API builds it (row-major = transposed col-major).
+    detail::GemmArgs<T> normalized() const {
+        const T alpha = T(c.alpha), beta = T(c.beta);
+        const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
+        if (c.layout == Layout::RowMajor)
+            return {c.shape.n, c.shape.m, c.shape.k, alpha, B.get(), sb.ld, tb, A.get(), sa.ld, ta, beta, C.get(), sc.ld};
+        return {c.shape.m, c.shape.n, c.shape.k, alpha, A.get(), sa.ld, ta, B.get(), sb.ld, tb, beta, C.get(), sc.ld};
+    }
+
+    void gpu_ref(size_t mn) {
+        DeviceBuffer<double> dref(mn), dmag(mn);
+        reference::gpu_reference<T>(normalized(), C0.get(), sc.ld, dref.get(), dmag.get(), stream.get());
+        GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        dref.copy_to_host(ref.data(), mn);
+        dmag.copy_to_host(mag.data(), mn);
+    }
+
+    void cpu_ref() {
+        GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        std::vector<T> a(A.size()), b(B.size()), c0(C0.size());
+        A.copy_to_host(a.data(), a.size());
+        B.copy_to_host(b.data(), b.size());
+        C0.copy_to_host(c0.data(), c0.size());
+        reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
+                           a.data(), sa.ld, b.data(), sb.ld, T(c.beta), c0.data(), sc.ld, ref.data(),
+                           mag.data());
+    }
+
+    Status launch(const std::string& kernel, cudaStream_t s) {
+        GemmOptions opt;
+        opt.kernel = kernel;
+        opt.stream = s;
+        return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
+                       A.get(), sa.ld, B.get(), sb.ld, T(c.beta), C.get(), sc.ld, opt);
+    }
+
+    RunResult run_and_check(const std::string& kernel) {
+        RunResult r;
+        if (c.beta == 0) poison_nan(C.get(), C.size(), stream.get());
+        else GEMMLAB_CUDA_CHECK(cudaMemcpyAsync(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice, stream.get()));
+        const Status st = launch(kernel, stream.get());
+        if (st != Status::Success) {
+            r.error = std::string(to_string(st)) + ": " + last_error();
+            return r;
+        }
+        r.launched = true;
+        GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        C.copy_to_host(host_c.data(), host_c.size());
+        r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k, host_c.data(),
+                                      sc.ld, ref.data(), mag.data());
+        return r;
+    }
+
+    TimingStats time(const std::string& kernel, const TimingPolicy& policy) {
+        return time_device_work(
+            [&](cudaStream_t s) {
+                const Status st = launch(kernel, s);
+                if (st != Status::Success)
+                    throw CudaFailure(std::string("timing ") + kernel + ": " + last_error());
+            },
+            stream.get(), policy);
+    }
+};
+
+} // namespace
+
+struct DeviceProblem::Impl {
+    std::variant<std::unique_ptr<TypedProblem<float>>, std::unique_ptr<TypedProblem<double>>> p;
+};
+
+DeviceProblem::DeviceProblem(const Case& c, uint64_t seed, ReferenceSource ref) : impl_(new Impl) {
+    if (c.dtype == DType::F32) impl_->p = std::make_unique<TypedProblem<float>>(c, seed, ref);
+    else impl_->p = std::make_unique<TypedProblem<double>>(c, seed, ref);
+}
+
+DeviceProblem::~DeviceProblem() = default;
+
+RunResult DeviceProblem::run_and_check(const std::string& kernel) {
+    return std::visit([&](auto& p) { return p->run_and_check(kernel); }, impl_->p);
+}
+
+TimingStats DeviceProblem::time(const std::string& kernel, const TimingPolicy& policy) {
+    return std::visit([&](auto& p) { return p->time(kernel, policy); }, impl_->p);
+}
+
+const Case& DeviceProblem::spec() const {
+    return std::visit([](auto& p) -> const Case& { return p->c; }, impl_->p);
+}
+
+} // namespace gemmlab::cli

@@ -1,0 +1,77 @@
+#pragma once
+// The machinery shared by `bench` and `verify`: one GEMM case on the device with its inputs,
+// its reference, and the run-check-time loop for each rung.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/fill.hpp"
+#include "common/timing.hpp"
+#include "gemm/reference/check.hpp"
+#include "gemmlab/gemm.hpp"
+
+namespace gemmlab::cli {
+
+enum class DType { F32, F64 };
+constexpr const char* to_string(DType d) { return d == DType::F32 ? "f32" : "f64"; }
+
+struct Shape {
+    int64_t m = 0, n = 0, k = 0;
+};
+
+/// Where the reference result comes from.
+enum class ReferenceSource {
+    Gpu, ///< double-double GPU kernel: fast at bench sizes
+    Cpu, ///< the CPU reference (src/gemm/reference): independent of all GPU code
+};
+
+/// One GEMM problem: everything but the kernel.
+struct Case {
+    DType dtype = DType::F32;
+    Layout layout = Layout::RowMajor;
+    Op op_a = Op::N, op_b = Op::N;
+    Shape shape;
+    double alpha = 1, beta = 0;
+    int64_t ld_pad = 0; ///< added to every minimal leading dimension
+    FillKind fill = FillKind::Uniform;
+
+    std::string ops() const { return {to_char(op_a), to_char(op_b)}; }
+    std::string describe() const;
+};
+
+/// The outcome of one kernel on one case.
+struct RunResult {
+    bool launched = false;      ///< gemm returned Success
+    std::string error;          ///< gemm's message when it did not
+    reference::CheckResult check{};
+};
+
+/// A case materialised on the device: A, B and the original C filled from `seed`, and the
+/// reference computed once; each kernel then runs against it.
+class DeviceProblem {
+public:
+    DeviceProblem(const Case& c, uint64_t seed, ReferenceSource ref);
+    ~DeviceProblem();
+    DeviceProblem(const DeviceProblem&) = delete;
+    DeviceProblem& operator=(const DeviceProblem&) = delete;
+
+    /// Resets C (NaN poison when beta == 0, else the original C), runs `kernel` once and checks
+    /// every element against the reference.
+    RunResult run_and_check(const std::string& kernel);
+
+    /// Times `kernel` (no checking) under `policy`.
+    TimingStats time(const std::string& kernel, const TimingPolicy& policy);
+
+    const Case& spec() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// 2mnk: floating-point operations of one GEMM.
+inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
+
+} // namespace gemmlab::cli

@@ -1,0 +1,49 @@
+#include <iostream>
+
+#include "common/cuda_check.hpp"
+#include "gemmlab/commands.hpp"
+
+namespace gemmlab::cli {
+
+namespace {
+std::string g_command_line; // written once in run(), before any subcommand reads it
+} // namespace
+
+const std::string& command_line() { return g_command_line; }
+
+int run(int argc, char** argv) {
+    g_command_line.clear();
+    for (int i = 0; i < argc; ++i) g_command_line += (i ? " " : "") + std::string(argv[i]);
+
+    CLI::App app{"gemmlab: a GEMM optimization ladder and a GPU probe suite", "gemmlab"};
+    app.require_subcommand(1);
+    Action action;
+    add_list_command(app, action);
+    add_bench_command(app, action);
+    add_verify_command(app, action);
+    add_probe_command(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        std::cerr << "\n" << app.help();
+        return kExitUsage;
+    }
+    try {
+        return action();
+    } catch (const CLI::ValidationError& e) {
+        // Option values checked after parsing (kernel names, shapes, ...).
+        std::cerr << "gemmlab: " << e.what() << "\n\n" << app.help();
+        return kExitUsage;
+    } catch (const CudaFailure& e) {
+        std::cerr << "gemmlab: " << e.what() << "\n";
+        return kExitCudaError;
+    } catch (const std::exception& e) {
+        std::cerr << "gemmlab: " << e.what() << "\n";
+        return kExitCudaError;
+    }
+}
+
+} // namespace gemmlab::cli

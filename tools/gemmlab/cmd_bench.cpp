@@ -1,0 +1,283 @@
+// `gemmlab bench`: for each shape, fresh random inputs and one reference; for each rung, poison C,
+// run once, check every element, then time. cuBLAS (rung 0) is always timed on the same shape so
+// that every row carries its percentage of cuBLAS from the same run.
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "common/device_info.hpp"
+#include "common/progress.hpp"
+#include "gemm/reference/cpu_ladder.hpp"
+#include "gemm/reference/reference.hpp"
+#include "gemmlab/commands.hpp"
+#include "gemmlab/kernels.hpp"
+#include "gemmlab/parse.hpp"
+#include "gemmlab/results.hpp"
+
+namespace gemmlab::cli {
+
+namespace {
+
+struct BenchConfig {
+    std::string kernels = "all";
+    std::string dtypes = "f32";
+    std::string layout = "row";
+    std::string ops = "nn";
+    std::string sizes;
+    std::string shapes;
+    double alpha = 1.0, beta = 0.0;
+    int min_samples = 10;
+    double min_time_ms = 200;
+    bool cold = false;
+    std::string json_path, csv_path;
+    uint64_t seed = 0;
+    bool seed_given = false;
+    std::string device = "gpu";
+    std::string preset;
+};
+
+/// Seed presets: each reproduces one seed document's own experiment with the rungs that
+/// implement its steps.
+void apply_preset(BenchConfig& c) {
+    if (c.preset.empty()) return;
+    if (c.preset == "dcu") { // seed 000: DGEMM "TN", C row-major 64x64, K = 128, alpha 2, beta 3
+        c.dtypes = "f64";
+        c.layout = "row";
+        c.ops = "tn";
+        c.shapes = "64x64x128";
+        c.sizes.clear();
+        c.alpha = 2;
+        c.beta = 3;
+        c.kernels = "cublas,naive,register_tile_global,register_prefetch_global,smem_tile,"
+                    "smem_interleaved_reads";
+    } else if (c.preset == "sgemm-v") { // seed 001: SGEMM column-major NN, v1..v8
+        c.dtypes = "f32";
+        c.layout = "col";
+        c.ops = "nn";
+        c.sizes = "256,512,1024,2048,4096";
+        c.shapes.clear();
+        c.kernels = "cublas,coalesced,smem_tile,smem_conflict_free,thread_tile_1d,vectorized,"
+                    "thread_tile_4x4,thread_tile_8x8";
+    } else if (c.preset == "thread-tile") { // seed 003: float 4096^3, rungs 5-7
+        c.dtypes = "f32";
+        c.sizes = "4096";
+        c.shapes.clear();
+        c.kernels = "cublas,smem_tile,smem_conflict_free,thread_tile_1d";
+    } else {
+        throw CLI::ValidationError("--preset", "'" + c.preset + "' is not dcu, sgemm-v or thread-tile");
+    }
+}
+
+std::vector<Shape> shapes_of(const BenchConfig& c, const char* default_sizes) {
+    if (!c.shapes.empty()) return parse_shapes(c.shapes);
+    return parse_sizes(c.sizes.empty() ? default_sizes : c.sizes);
+}
+
+void write_outputs(const BenchConfig& c, const RunInfo& info, const std::vector<BenchRow>& rows) {
+    print_table(std::cout, rows);
+    if (!c.json_path.empty()) {
+        std::ofstream out(c.json_path);
+        out << to_json(info, rows).dump(2) << "\n";
+        if (!out) throw std::runtime_error("cannot write " + c.json_path);
+    }
+    if (!c.csv_path.empty()) {
+        std::ofstream out(c.csv_path);
+        write_csv(out, rows);
+        if (!out) throw std::runtime_error("cannot write " + c.csv_path);
+    }
+}
+
+int exit_code_of(const std::vector<BenchRow>& rows) {
+    for (const auto& r : rows)
+        if (!r.pass()) return kExitCheckFailed;
+    return kExitOk;
+}
+
+int run_gpu_bench(const BenchConfig& c, RunInfo info) {
+    const auto kernels = parse_gpu_kernels(c.kernels);
+    const auto dtypes = parse_dtypes(c.dtypes);
+    const auto layout = parse_layout(c.layout);
+    const auto ops = parse_ops(c.ops);
+    const auto shapes = shapes_of(c, "1024,2048,4096");
+    info.device = query_device(0);
+    const DeviceInfo& dev = *info.device;
+    std::cout << "gemmlab bench on " << dev.name << " (" << dev.sm_count << " SMs), seed " << info.seed
+              << (c.cold ? ", cold L2" : "") << "\n";
+
+    TimingPolicy policy;
+    policy.min_samples = c.min_samples;
+    policy.min_total_ms = c.min_time_ms;
+    policy.flush_l2 = c.cold;
+
+    std::vector<BenchRow> rows;
+    Progress progress(int(dtypes.size() * ops.size() * shapes.size() * (kernels.size() + 1)));
+    uint64_t case_seed = info.seed;
+    for (DType dt : dtypes)
+        for (auto [oa, ob] : ops)
+            for (const Shape& shape : shapes) {
+                Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform};
+                progress.step("reference " + cs.describe());
+                DeviceProblem problem(cs, case_seed++, ReferenceSource::Gpu);
+                std::optional<double> cublas_ms;
+                // cuBLAS first, always: every other row is reported as a percentage of it.
+                std::vector<std::string> order = {"cublas"};
+                for (const auto& k : kernels)
+                    if (k != "cublas") order.push_back(k);
+                const bool show_cublas = std::find(kernels.begin(), kernels.end(), "cublas") != kernels.end();
+                for (const auto& k : order) {
+                    progress.step(k + " " + cs.describe());
+                    BenchRow row;
+                    row.kernel = k;
+                    const auto info_k = find_gpu_kernel(k);
+                    row.number = info_k ? info_k->number : -1;
+                    row.device = "gpu";
+                    row.spec = cs;
+                    row.result = problem.run_and_check(k);
+                    if (row.result.launched) {
+                        row.timing = problem.time(k, policy);
+                        row.clock_mhz = measure_sm_clock_mhz(dev.device, 5000);
+                        row.gflops = gemm_flops(shape) / (row.timing.median_ms * 1e6);
+                        if (k == "cublas") cublas_ms = row.timing.median_ms;
+                        if (cublas_ms) row.pct_cublas = 100.0 * *cublas_ms / row.timing.median_ms;
+                        const int lanes = dt == DType::F32 ? dev.fp32_lanes_per_sm : dev.fp64_lanes_per_sm;
+                        if (lanes > 0 && row.clock_mhz > 0)
+                            row.pct_peak = 100.0 * row.gflops /
+                                           (double(dev.sm_count) * lanes * 2.0 * row.clock_mhz * 1e-3);
+                    }
+                    if (k != "cublas" || show_cublas) rows.push_back(std::move(row));
+                }
+            }
+    progress.done();
+    write_outputs(c, info, rows);
+    return exit_code_of(rows);
+}
+
+template <class T>
+BenchRow run_cpu_case(const std::string& kernel, int rung, const Case& cs, uint64_t seed,
+                      const BenchConfig& c) {
+    const auto [m, n, k] = cs.shape;
+    const bool row_major = cs.layout == Layout::RowMajor;
+    auto stored = [&](int64_t r, int64_t cl, bool t) {
+        const int64_t rows = t ? cl : r, cols = t ? r : cl;
+        const int64_t ld = std::max<int64_t>(1, row_major ? cols : rows);
+        return std::pair{ld, std::max<int64_t>(1, ld * (row_major ? rows : cols))};
+    };
+    const auto [lda, na] = stored(m, k, cs.op_a == Op::T);
+    const auto [ldb, nb] = stored(k, n, cs.op_b == Op::T);
+    const auto [ldc, nc] = stored(m, n, false);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<T> A(static_cast<size_t>(na)), B(static_cast<size_t>(nb)), C0(static_cast<size_t>(nc)), C(static_cast<size_t>(nc));
+    for (auto* v : {&A, &B, &C0})
+        for (auto& x : *v) x = T(u(rng));
+    std::vector<double> ref(size_t(m * n)), mag(size_t(m * n));
+    reference::gemm<T>(cs.layout, cs.op_a, cs.op_b, m, n, k, T(cs.alpha), A.data(), lda, B.data(), ldb,
+                       T(cs.beta), C0.data(), ldc, ref.data(), mag.data());
+    auto run = [&] {
+        cpu::gemm<T>(rung, cs.layout, cs.op_a, cs.op_b, m, n, k, T(cs.alpha), A.data(), lda, B.data(),
+                     ldb, T(cs.beta), C.data(), ldc);
+    };
+    BenchRow row;
+    row.kernel = kernel;
+    row.number = rung;
+    row.device = "cpu";
+    row.spec = cs;
+    C = C0;
+    run();
+    row.result.launched = true;
+    row.result.check = reference::check<T>(cs.layout, m, n, k, C.data(), ldc, ref.data(), mag.data());
+    std::vector<double> samples;
+    double total = 0;
+    while (int(samples.size()) < std::min(c.min_samples, 5) || total < c.min_time_ms) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        samples.push_back(ms);
+        total += ms;
+    }
+    row.timing = summarize(samples);
+    row.gflops = gemm_flops(cs.shape) / (row.timing.median_ms * 1e6);
+    return row;
+}
+
+int run_cpu_bench(const BenchConfig& c, RunInfo info) {
+    const auto kernels = parse_cpu_kernels(c.kernels);
+    const auto dtypes = parse_dtypes(c.dtypes);
+    const auto layout = parse_layout(c.layout);
+    const auto ops = parse_ops(c.ops);
+    const auto shapes = shapes_of(c, "128,256,512");
+    std::cout << "gemmlab bench --device cpu on " << info.cpu_name << " (one core per rung), seed "
+              << info.seed << "\n";
+    std::vector<BenchRow> rows;
+    Progress progress(int(dtypes.size() * ops.size() * shapes.size() * kernels.size()));
+    uint64_t seed = info.seed;
+    for (DType dt : dtypes)
+        for (auto [oa, ob] : ops)
+            for (const Shape& shape : shapes) {
+                const Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform};
+                ++seed;
+                for (const auto& k : kernels) {
+                    progress.step(k + " " + cs.describe());
+                    int rung = 0;
+                    for (const auto& info_k : cpu_kernels())
+                        if (info_k.name == k) rung = info_k.number;
+                    rows.push_back(dt == DType::F32 ? run_cpu_case<float>(k, rung, cs, seed, c)
+                                                    : run_cpu_case<double>(k, rung, cs, seed, c));
+                }
+            }
+    progress.done();
+    write_outputs(c, info, rows);
+    return exit_code_of(rows);
+}
+
+} // namespace
+
+void add_bench_command(CLI::App& app, Action& action) {
+    auto cfg = std::make_shared<BenchConfig>();
+    auto* cmd = app.add_subcommand("bench", "Check and time GEMM rungs side by side with cuBLAS");
+    cmd->add_option("--kernels,-k", cfg->kernels, "Rungs by name or number, comma-separated, 'auto', or 'all'")
+        ->capture_default_str();
+    cmd->add_option("--dtype", cfg->dtypes, "f32, f64 or f32,f64")->capture_default_str();
+    cmd->add_option("--layout", cfg->layout, "row or col")->capture_default_str();
+    cmd->add_option("--op", cfg->ops, "nn, nt, tn, tt (comma-separated) or all")->capture_default_str();
+    cmd->add_option("--sizes", cfg->sizes, "Square sizes, e.g. 1024,2048,4096 (default; CPU: 128,256,512)");
+    cmd->add_option("--shapes", cfg->shapes, "Shapes MxNxK, comma-separated (instead of --sizes)");
+    cmd->add_option("--alpha", cfg->alpha, "alpha")->capture_default_str();
+    cmd->add_option("--beta", cfg->beta, "beta (0: C is poisoned with NaN and must be fully written)")
+        ->capture_default_str();
+    cmd->add_option("--reps", cfg->min_samples, "Minimum timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--min-time", cfg->min_time_ms, "Minimum total timed milliseconds per row")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--cold", cfg->cold, "Flush L2 (write 2x its size) before every timed sample");
+    cmd->add_option("--json", cfg->json_path, "Write rows and device facts as JSON");
+    cmd->add_option("--csv", cfg->csv_path, "Write rows as CSV");
+    cmd->add_option("--seed", cfg->seed, "Random seed (default: fresh, printed)")->each([cfg](const std::string&) { cfg->seed_given = true; });
+    cmd->add_option("--device", cfg->device, "gpu or cpu (the CPU blocking ladder of seed 000 §3.5.2)")
+        ->capture_default_str()->check(CLI::IsMember({"gpu", "cpu"}));
+    cmd->add_option("--preset", cfg->preset, "Reproduce a seed's experiment: dcu, sgemm-v, thread-tile")
+        ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile"}));
+    cmd->callback([cfg, &action] { action = [cfg] {
+        BenchConfig c = *cfg;
+        apply_preset(c);
+        if (!c.seed_given) c.seed = std::random_device{}();
+        RunInfo info;
+        info.command = command_line();
+        info.date = utc_timestamp();
+        info.seed = c.seed;
+        info.cold = c.cold;
+        info.cpu_name = cpu_model_name();
+        info.cpu_threads = int(std::thread::hardware_concurrency());
+        if (c.device == "cpu") return run_cpu_bench(c, info);
+        if (visible_device_count() == 0) {
+            std::cerr << "gemmlab bench: no CUDA device is visible; the GPU ladder needs an NVIDIA GPU "
+                         "(`gemmlab bench --device cpu` runs the CPU ladder)\n";
+            return int(kExitNoGpu);
+        }
+        return run_gpu_bench(c, info);
+    }; });
+}
+
+} // namespace gemmlab::cli

@@ -1,0 +1,132 @@
+// `gemmlab verify`: every rung (and auto) x {f32, f64} x layouts x ops x awkward shapes, checked
+// element by element against the CPU reference. Shapes cover 1x1x1, primes, non-multiples of
+// every tile, k = 0, m or n = 0, padded leading dimensions, alpha = 0, beta = 0 with NaN in C.
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "common/device_info.hpp"
+#include "common/progress.hpp"
+#include "gemmlab/commands.hpp"
+#include "gemmlab/kernels.hpp"
+#include "gemmlab/parse.hpp"
+
+namespace gemmlab::cli {
+
+namespace {
+
+struct VerifyCase {
+    Shape shape;
+    double alpha, beta;
+    int64_t ld_pad;
+    FillKind fill;
+    bool quick; ///< part of the --quick sweep (the one compute-sanitizer runs)
+};
+
+constexpr FillKind U = FillKind::Uniform, I = FillKind::SmallIntegers;
+
+const VerifyCase kCases[] = {
+    {{1, 1, 1}, 1.0, 0.0, 0, U, true},
+    {{2, 3, 4}, 1.0, 0.0, 0, I, false},
+    {{17, 13, 7}, 1.5, 0.0, 0, U, false},
+    {{67, 131, 257}, 1.0, 0.5, 3, U, true},     // primes, padded leading dimensions
+    {{129, 127, 65}, -1.0, 0.0, 0, I, true},    // one past / one short of 128, exact integers
+    {{255, 257, 33}, 2.0, 3.0, 0, U, false},
+    {{1, 300, 40}, 1.0, 0.0, 1, U, false},      // a single row
+    {{300, 1, 40}, 1.0, 1.0, 0, U, false},      // a single column
+    {{33, 35, 1}, 1.0, 0.0, 0, U, false},       // k = 1
+    {{128, 128, 128}, 1.0, 0.0, 0, I, false},   // exact multiples of the common tiles
+    {{64, 64, 128}, 2.0, 3.0, 0, U, false},     // seed 000's problem
+    {{20, 30, 0}, 1.0, 2.0, 0, U, true},        // k = 0: C = beta * C
+    {{0, 30, 10}, 1.0, 0.0, 0, U, true},        // m = 0: nothing to do
+    {{30, 0, 10}, 1.0, 0.0, 0, U, false},       // n = 0
+    {{45, 37, 29}, 0.0, 0.5, 0, U, true},       // alpha = 0: C = beta * C
+    {{45, 37, 29}, 0.0, 0.0, 2, U, false},      // alpha = 0, beta = 0: zeros, NaN must not leak
+    {{260, 200, 40}, 1.0, 0.0, 1, U, true},     // several 128-tiles with ragged edges
+    {{520, 260, 300}, 1.0, 0.0, 0, U, false},
+    {{1030, 1030, 257}, 1.0, 0.0, 4, U, false}, // large enough for the large-tile paths of auto
+};
+
+struct Tally {
+    int passed = 0, total = 0;
+    double worst = 0;
+};
+
+} // namespace
+
+void add_verify_command(CLI::App& app, Action& action) {
+    struct Options {
+        bool quick = false;
+        std::string kernels = "all";
+        std::string dtypes = "f32,f64";
+        uint64_t seed = 0;
+        bool seed_given = false;
+    };
+    auto opt = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("verify", "Check every rung on awkward shapes, layouts and ops");
+    cmd->add_flag("--quick", opt->quick, "A short sweep (the one compute-sanitizer runs)");
+    cmd->add_option("--kernels,-k", opt->kernels, "Rungs (names or numbers, comma-separated), 'auto' or 'all'; 'all' includes auto")
+        ->capture_default_str();
+    cmd->add_option("--dtype", opt->dtypes, "f32, f64 or f32,f64")->capture_default_str();
+    cmd->add_option("--seed", opt->seed, "Random seed (default: fresh, printed)")
+        ->each([opt](const std::string&) { opt->seed_given = true; });
+    cmd->callback([opt, &action] {
+        action = [opt] {
+            auto kernels = parse_gpu_kernels(opt->kernels);
+            if (opt->kernels == "all") kernels.push_back("auto");
+            const auto dtypes = parse_dtypes(opt->dtypes);
+            if (visible_device_count() == 0) {
+                std::cerr << "gemmlab verify: no CUDA device is visible; verify needs an NVIDIA GPU\n";
+                return int(kExitNoGpu);
+            }
+            const uint64_t seed = opt->seed_given ? opt->seed : std::random_device{}();
+            std::printf("gemmlab verify%s: seed %llu\n", opt->quick ? " --quick" : "", (unsigned long long)seed);
+            std::vector<const VerifyCase*> cases;
+            for (const auto& c : kCases)
+                if (!opt->quick || c.quick) cases.push_back(&c);
+            const auto all_ops = parse_ops("all");
+            std::map<std::pair<std::string, DType>, Tally> tally;
+            int failures_printed = 0;
+            Progress progress(int(dtypes.size() * 2 * all_ops.size() * cases.size()));
+            uint64_t case_seed = seed;
+            for (DType dt : dtypes)
+                for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+                    for (auto [oa, ob] : all_ops)
+                        for (const VerifyCase* vc : cases) {
+                            const Case cs{dt, layout, oa, ob, vc->shape, vc->alpha, vc->beta, vc->ld_pad, vc->fill};
+                            progress.step(cs.describe());
+                            DeviceProblem problem(cs, case_seed++, ReferenceSource::Cpu);
+                            for (const auto& k : kernels) {
+                                const RunResult r = problem.run_and_check(k);
+                                const bool ok = r.launched && r.check.pass;
+                                Tally& t = tally[{k, dt}];
+                                ++t.total;
+                                t.passed += ok;
+                                t.worst = std::max(t.worst, r.check.worst_ratio);
+                                if (!ok && failures_printed++ < 40) {
+                                    std::printf("FAIL %-24s %s: %s\n", k.c_str(), cs.describe().c_str(),
+                                                r.launched ? reference::describe(r.check).c_str() : r.error.c_str());
+                                }
+                            }
+                        }
+            progress.done();
+            std::printf("\n%-26s %-4s %9s %12s %s\n", "kernel", "type", "passed", "worst e/b", "result");
+            int failed_total = 0, cases_total = 0;
+            for (const auto& k : kernels)
+                for (DType dt : dtypes) {
+                    const Tally& t = tally[{k, dt}];
+                    failed_total += t.total - t.passed;
+                    cases_total += t.total;
+                    std::printf("%-26s %-4s %4d/%-4d %12.3g %s\n", k.c_str(), to_string(dt), t.passed,
+                                t.total, t.worst, t.passed == t.total ? "PASS" : "FAIL");
+                }
+            std::printf("verify: %d of %d checks passed, %d failed\n", cases_total - failed_total,
+                        cases_total, failed_total);
+            return failed_total ? int(kExitCheckFailed) : int(kExitOk);
+        };
+    });
+}
+
+} // namespace gemmlab::cli

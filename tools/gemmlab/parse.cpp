@@ -1,0 +1,121 @@
+#include <charconv>
+
+#include <CLI/CLI.hpp>
+
+#include "gemmlab/kernels.hpp"
+#include "gemmlab/parse.hpp"
+
+namespace gemmlab::cli {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        const size_t end = s.find(sep, start);
+        const std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!item.empty()) out.push_back(item);
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+namespace {
+
+int64_t parse_size(const std::string& s, const std::string& context) {
+    int64_t v = -1;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+        throw CLI::ValidationError(context, "'" + s + "' is not a size (an integer >= 0)");
+    return v;
+}
+
+} // namespace
+
+std::vector<DType> parse_dtypes(const std::string& s) {
+    std::vector<DType> out;
+    for (const auto& t : split(s, ','))
+        if (t == "f32" || t == "float") out.push_back(DType::F32);
+        else if (t == "f64" || t == "double") out.push_back(DType::F64);
+        else throw CLI::ValidationError("--dtype", "'" + t + "' is not f32 or f64");
+    if (out.empty()) throw CLI::ValidationError("--dtype", "no type given");
+    return out;
+}
+
+Layout parse_layout(const std::string& s) {
+    if (s == "row") return Layout::RowMajor;
+    if (s == "col") return Layout::ColMajor;
+    throw CLI::ValidationError("--layout", "'" + s + "' is not row or col");
+}
+
+std::vector<std::pair<Op, Op>> parse_ops(const std::string& s) {
+    if (s == "all") return {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+    std::vector<std::pair<Op, Op>> out;
+    for (const auto& t : split(s, ',')) {
+        if (t.size() != 2 || (t[0] != 'n' && t[0] != 't') || (t[1] != 'n' && t[1] != 't'))
+            throw CLI::ValidationError("--op", "'" + t + "' is not one of nn, nt, tn, tt");
+        out.emplace_back(t[0] == 't' ? Op::T : Op::N, t[1] == 't' ? Op::T : Op::N);
+    }
+    if (out.empty()) throw CLI::ValidationError("--op", "no op given");
+    return out;
+}
+
+std::vector<Shape> parse_sizes(const std::string& s) {
+    std::vector<Shape> out;
+    for (const auto& t : split(s, ',')) {
+        const int64_t v = parse_size(t, "--sizes");
+        out.push_back({v, v, v});
+    }
+    if (out.empty()) throw CLI::ValidationError("--sizes", "no size given");
+    return out;
+}
+
+std::vector<Shape> parse_shapes(const std::string& s) {
+    std::vector<Shape> out;
+    for (const auto& t : split(s, ',')) {
+        const auto dims = split(t, 'x');
+        if (dims.size() != 3) throw CLI::ValidationError("--shapes", "'" + t + "' is not MxNxK");
+        out.push_back({parse_size(dims[0], "--shapes"), parse_size(dims[1], "--shapes"),
+                       parse_size(dims[2], "--shapes")});
+    }
+    if (out.empty()) throw CLI::ValidationError("--shapes", "no shape given");
+    return out;
+}
+
+std::vector<std::string> parse_gpu_kernels(const std::string& s) {
+    std::vector<std::string> out;
+    if (s == "all") {
+        for (const auto& k : gpu_kernels()) out.emplace_back(k.name);
+        return out;
+    }
+    for (const auto& t : split(s, ',')) {
+        if (t == "auto") {
+            out.push_back(t);
+            continue;
+        }
+        const auto k = find_gpu_kernel(t);
+        if (!k) throw CLI::ValidationError("--kernels", "'" + t + "' is not a GPU rung (see `gemmlab list`)");
+        out.emplace_back(k->name);
+    }
+    if (out.empty()) throw CLI::ValidationError("--kernels", "no kernel given");
+    return out;
+}
+
+std::vector<std::string> parse_cpu_kernels(const std::string& s) {
+    std::vector<std::string> out;
+    for (const auto& k : cpu_kernels())
+        if (s == "all") out.emplace_back(k.name);
+    if (!out.empty()) return out;
+    for (const auto& t : split(s, ',')) {
+        bool found = false;
+        for (const auto& k : cpu_kernels())
+            if (k.name == t || std::to_string(k.number) == t) {
+                out.emplace_back(k.name);
+                found = true;
+            }
+        if (!found) throw CLI::ValidationError("--kernels", "'" + t + "' is not a CPU rung (see `gemmlab list`)");
+    }
+    return out;
+}
+
+} // namespace gemmlab::cli

@@ -1,0 +1,48 @@
+#pragma once
+// Rows of a bench run, and their three renderings: a table on stdout, JSON and CSV files.
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/device_info.hpp"
+#include "gemmlab/bench_core.hpp"
+
+namespace gemmlab::cli {
+
+struct BenchRow {
+    std::string kernel;       ///< rung name
+    int number = -1;          ///< rung number
+    std::string device;       ///< "gpu" or "cpu"
+    Case spec;
+    TimingStats timing;
+    double gflops = 0;
+    std::optional<double> pct_cublas; ///< percent of rung 0 on the same shape, same run
+    std::optional<double> pct_peak;   ///< percent of SMs x lanes x 2 x measured clock
+    double clock_mhz = 0;             ///< SM clock measured right after this row's timing
+    RunResult result;
+    bool pass() const { return result.launched && result.check.pass; }
+};
+
+/// Everything about the run that a reader needs to trust or reproduce the numbers.
+struct RunInfo {
+    std::string command;
+    std::string date;
+    uint64_t seed = 0;
+    std::optional<DeviceInfo> device; ///< absent for a CPU-only run
+    std::string cpu_name;
+    int cpu_threads = 0;
+    bool cold = false;
+};
+
+void print_table(std::ostream& os, const std::vector<BenchRow>& rows);
+nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows);
+void write_csv(std::ostream& os, const std::vector<BenchRow>& rows);
+
+/// The CPU model name from /proc/cpuinfo, or "unknown".
+std::string cpu_model_name();
+
+} // namespace gemmlab::cli
