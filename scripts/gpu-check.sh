@@ -4,7 +4,8 @@
 #   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]     STEP: tests verify memcheck racecheck bench probe
-#   (default: all steps). BUILD_DIR (default build/device) may point at a carried build.
+#   (default: all steps). BUILD_DIR (default build/device) may point at a carried build;
+#   BENCH_ARGS adds options to the bench step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +61,7 @@ for step in "${steps[@]}"; do
       summary_lines+=("$(printf '%-10s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
       ;;
     bench)
-      run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json"
+      run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json" ${BENCH_ARGS:-}
       summary_lines+=("bench:     $(grep -c ' PASS$' "$out/bench.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench.log") FAIL (table in $out/bench.log)")
       ;;
     probe)

@@ -16,7 +16,7 @@ class DeviceBuffer {
 public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(size_t count) : count_(count) {
-        if (count_ > 0) GEMMLAB_CUDA_CHECK(cudaMalloc(&ptr_, count_ * sizeof(T)));
+        if (count_ > 0) GEMMLAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
     }
     ~DeviceBuffer() {
         if (ptr_) cudaFree(ptr_); // never throws from a destructor

@@ -63,6 +63,14 @@ const Rung kRungs[] = {
                  "as 11, next K tile prefetched from global into registers during the FMAs, two "
                  "shared-memory buffers, one barrier per K tile",
                  "000 §3.5.5"),
+    GEMMLAB_RUNG(13, warp_tile,
+                 "as 12, block tile cut into warp tiles (128x128 = 2x4 warps of 64x32), lanes tile "
+                 "their warp's tile; block/warp/thread shapes as template types",
+                 "public warptiling designs"),
+    GEMMLAB_RUNG(14, async_pipeline,
+                 "as 13, global->shared copies by cp.async (zero-filling at edges) into a 4-stage "
+                 "shared-memory pipeline",
+                 "sm_80+"),
 };
 
 #undef GEMMLAB_RUNG
@@ -80,9 +88,9 @@ constexpr KernelInfo kCpuKernels[] = {
      true, true, Device::Cpu},
     {1, "cpu_block_1x4", "1x4 register block: one A value reused across 4 columns of B", "000 §3.5.2",
      true, true, Device::Cpu},
-    {2, "cpu_block_4x4", "4x4 register block: 4 A and 4 B values feed 16 accumulators",
+    {2, "cpu_block_4x4", "4x4 block: 4 A + 4 B values in registers, C updated in memory",
      "000 §3.5.2", true, true, Device::Cpu},
-    {3, "cpu_block_4x4_k4", "4x4 register block with the k loop unrolled by 4", "000 §3.5.2", true,
+    {3, "cpu_block_4x4_k4", "16 sums in registers across k (unrolled by 4), C written once", "000 §3.5.2", true,
      true, Device::Cpu},
 };
 

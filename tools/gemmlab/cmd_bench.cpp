@@ -271,6 +271,12 @@ void add_bench_command(CLI::App& app, Action& action) {
         info.cpu_name = cpu_model_name();
         info.cpu_threads = int(std::thread::hardware_concurrency());
         if (c.device == "cpu") return run_cpu_bench(c, info);
+        // A bad option value is a usage error (exit 2) even on a machine without a GPU.
+        parse_gpu_kernels(c.kernels);
+        parse_dtypes(c.dtypes);
+        parse_layout(c.layout);
+        parse_ops(c.ops);
+        shapes_of(c, "1024");
         if (visible_device_count() == 0) {
             std::cerr << "gemmlab bench: no CUDA device is visible; the GPU ladder needs an NVIDIA GPU "
                          "(`gemmlab bench --device cpu` runs the CPU ladder)\n";

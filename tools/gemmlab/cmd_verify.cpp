@@ -67,15 +67,14 @@ void add_verify_command(CLI::App& app, Action& action) {
     auto opt = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("verify", "Check every rung on awkward shapes, layouts and ops");
     cmd->add_flag("--quick", opt->quick, "A short sweep (the one compute-sanitizer runs)");
-    cmd->add_option("--kernels,-k", opt->kernels, "Rungs (names or numbers, comma-separated), 'auto' or 'all'; 'all' includes auto")
+    cmd->add_option("--kernels,-k", opt->kernels, "Rungs (names or numbers, comma-separated), 'auto' or 'all' (every rung and auto)")
         ->capture_default_str();
     cmd->add_option("--dtype", opt->dtypes, "f32, f64 or f32,f64")->capture_default_str();
     cmd->add_option("--seed", opt->seed, "Random seed (default: fresh, printed)")
         ->each([opt](const std::string&) { opt->seed_given = true; });
     cmd->callback([opt, &action] {
         action = [opt] {
-            auto kernels = parse_gpu_kernels(opt->kernels);
-            if (opt->kernels == "all") kernels.push_back("auto");
+            const auto kernels = parse_gpu_kernels(opt->kernels);
             const auto dtypes = parse_dtypes(opt->dtypes);
             if (visible_device_count() == 0) {
                 std::cerr << "gemmlab verify: no CUDA device is visible; verify needs an NVIDIA GPU\n";

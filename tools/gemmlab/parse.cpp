@@ -86,6 +86,7 @@ std::vector<std::string> parse_gpu_kernels(const std::string& s) {
     std::vector<std::string> out;
     if (s == "all") {
         for (const auto& k : gpu_kernels()) out.emplace_back(k.name);
+        out.emplace_back("auto"); // the default of gemm(): always measured beside the rungs
         return out;
     }
     for (const auto& t : split(s, ',')) {

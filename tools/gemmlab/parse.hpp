@@ -14,7 +14,7 @@ Layout parse_layout(const std::string& s);                         // "row" | "c
 std::vector<std::pair<Op, Op>> parse_ops(const std::string& s);    // "nn,tn" or "all"
 std::vector<Shape> parse_sizes(const std::string& s);              // "1024,2048" -> cubes
 std::vector<Shape> parse_shapes(const std::string& s);             // "64x64x128,100x7x3"
-/// "all" -> every GPU rung; else names or numbers (or "auto"), checked against the registry.
+/// "all" -> every GPU rung, then "auto"; else names or numbers (or "auto"), checked against the registry.
 std::vector<std::string> parse_gpu_kernels(const std::string& s);
 /// "all" -> every CPU rung; else CPU rung names or numbers.
 std::vector<std::string> parse_cpu_kernels(const std::string& s);

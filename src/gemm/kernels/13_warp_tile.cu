@@ -1,0 +1,129 @@
+// Rung 13: warp tiling, a warp owns a sub-tile of the block tile.
+//
+// Idea: add the level of the hardware that rungs 9-12 ignore, the warp. The block tile is cut
+// into warp tiles (e.g. 128x128 into 2 x 4 warp tiles of 64x32) and each warp's 32 lanes tile
+// their warp tile as 8 x 4 thread tiles of 8x8, interleaved in 16-byte runs as in rung 11.
+// A warp's fragment read of A now covers 8 adjacent 16-byte vectors (128 bytes: one
+// shared-memory wavefront, the other 24 lanes get broadcasts) and of B 4 vectors (one
+// wavefront), where rung 11's flat 16 x 2 thread arrangement read 16 vectors of A (two
+// wavefronts): per k and warp, 4 wavefronts instead of 6 for the same 64 FMAs per thread.
+// The warp tile is also the unit a tuner varies: block, warp and thread tile shapes are
+// types (TileConfig<GemmShape<BM,BN,BK>, GemmShape<WM,WN,1>, GemmShape<TM,TN,1>, Stages> in
+// tile_configs.hpp), and the configurations are the explicit instantiations at the end of this
+// file: `auto` picks among them by shape, the registry row runs Cfg128x128x8.
+// Changed from rung 12: the thread -> C-element mapping (block -> warp -> lane instead of a
+// flat 16 x 16 grid) and tile shapes as template parameters; the register-staged double
+// buffer and its single barrier per k tile are rung 12's.
+// Seeds: public warp-tiling designs (CUTLASS's GemmShape hierarchy); builds on 000 §3.5.5-3.5.8.
+// Measured effect: see docs/ladder.md (rung 13 row).
+
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/tile_common.cuh"
+#include "gemm/kernels/tile_configs.hpp"
+
+namespace gemmlab::detail {
+namespace {
+
+template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
+struct WarpTileKernel {
+    using Map = tile::WarpTileMap<Cfg, T>;
+    using LoadA = tile::GmemTileLoader<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
+    using LoadB = tile::GmemTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec>;
+    static constexpr int kSizeA = Cfg::BK * LoadA::LD; // one (BK, BM + pad) tile, elements
+    static constexpr int kSizeB = Cfg::BK * LoadB::LD; // one (BK, BN + pad) tile, elements
+    static constexpr int kSmemBytes = 2 * (kSizeA + kSizeB) * int(sizeof(T));
+    static_assert((kSizeA * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
+};
+
+template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
+__global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, Vec>))
+    warp_tile_kernel(GemmArgs<T> g, bool n_on_x) {
+    using K = WarpTileKernel<Cfg, T, TransA, TransB, Vec>;
+    using LoadA = typename K::LoadA;
+    using LoadB = typename K::LoadB;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* const As = reinterpret_cast<T*>(smem_raw); // 2 x (BK, BM + pad): op(A) tiles, k-major
+    T* const Bs = As + 2 * K::kSizeA;             // 2 x (BK, BN + pad): op(B) tiles, k-major
+
+    const int tid = threadIdx.x;
+    const typename K::Map map(tid);
+    int64_t row0, col0;
+    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+
+    LoadA load_a(g.A, g.lda, g.m, row0, tid);
+    LoadB load_b(g.B, g.ldb, g.n, col0, tid);
+    T ra[LoadA::kRegs], rb[LoadB::kRegs]; // next tile, in flight from global memory
+    T acc[Cfg::TM][Cfg::TN] = {};         // (TM, TN) accumulators
+
+    // Prologue: tile 0 into buffer 0.
+    constexpr int BK = Cfg::BK;
+    int64_t k_left = g.k; // k elements from the current tile's origin to the end of k
+    load_a.load(ra, tile::tile_depth<BK>(k_left));
+    load_b.load(rb, tile::tile_depth<BK>(k_left));
+    load_a.store(As, ra);
+    load_b.store(Bs, rb);
+    __syncthreads();
+
+    for (int cur = 0;; cur ^= 1) {
+        k_left -= BK; // now counted from the next tile's origin
+        const bool has_next = k_left > 0;
+        if (has_next) { // gmem -> registers for the next tile
+            load_a.advance();
+            load_b.advance();
+            load_a.load(ra, tile::tile_depth<BK>(k_left));
+            load_b.load(rb, tile::tile_depth<BK>(k_left));
+        }
+        // smem -> registers -> FMA on the current tile
+        tile::mma_warp_tile<Cfg, T, LoadA::LD, LoadB::LD>(acc, As + cur * K::kSizeA + map.m_off,
+                                                          Bs + cur * K::kSizeB + map.n_off);
+        if (!has_next) break;
+        // registers -> the other buffer (its readers finished before the previous barrier)
+        load_a.store(As + (cur ^ 1) * K::kSizeA, ra);
+        load_b.store(Bs + (cur ^ 1) * K::kSizeB, rb);
+        __syncthreads();
+    }
+
+    // epilogue
+    using Map = typename K::Map;
+    tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, Map::kRun, Map::kStrideN>(
+        g, acc, row0 + map.m_off, col0 + map.n_off);
+}
+
+template <class Cfg, class T, bool TA, bool TB, bool Vec>
+void launch_one(const GemmArgs<T>& g, const tile::TileGrid& tg, cudaStream_t stream) {
+    constexpr auto kernel = &warp_tile_kernel<Cfg, T, TA, TB, Vec>;
+    constexpr int smem = WarpTileKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
+    tile::set_max_dynamic_smem<kernel>(smem);
+    kernel<<<tg.grid, Cfg::kThreads, smem, stream>>>(g, tg.n_on_x);
+    GEMMLAB_CHECK_LAUNCH();
+}
+
+} // namespace
+
+template <class Cfg, class T>
+void launch_warp_tile_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
+    const auto tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
+    const bool vec = tile::vector_ok(g);
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        if (vec) launch_one<Cfg, T, TA, TB, true>(g, tg, stream);
+        else launch_one<Cfg, T, TA, TB, false>(g, tg, stream);
+    });
+}
+
+template <class T>
+void launch_warp_tile(const GemmArgs<T>& g, cudaStream_t stream) {
+    launch_warp_tile_cfg<Cfg128x128x8>(g, stream);
+}
+
+// The configurations that exist (tile_configs.hpp names them).
+template void launch_warp_tile_cfg<Cfg128x128x8, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x256x8, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x64x8, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg64x64x8, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x128x8, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg64x64x8, double>(const GemmArgs<double>&, cudaStream_t);
+
+template void launch_warp_tile<float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile<double>(const GemmArgs<double>&, cudaStream_t);
+
+} // namespace gemmlab::detail

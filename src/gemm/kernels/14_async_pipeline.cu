@@ -1,0 +1,238 @@
+// Rung 14: cp.async multi-stage pipeline (sm_80+).
+//
+// Idea: let the copy engine, not the threads, move tiles from global to shared memory, and keep
+// several tiles in flight. cp.async (LDGSTS) copies global -> shared without passing through
+// registers, and its groups let a thread wait for "all but the newest N" copies. With S stages
+// (3-4 shared buffers) the block keeps S-1 k tiles in flight while it multiplies the oldest
+// one: memory latency up to S-1 tiles' worth of arithmetic is hidden, instead of rung 13's one
+// tile, and the staging registers of rungs 12-13 (plus their STS instructions) disappear, which
+// leaves the registers to the accumulators. Edge tiles use cp.async's zero fill: a copy with
+// src-size < 16 reads only the bytes inside the matrix and writes zeros for the rest (src-size
+// 0 reads nothing at all), so predication costs no extra instructions.
+// Transposes: cp.async cannot scatter one 16-byte vector over four shared rows, so a
+// k-contiguous operand (A with op T, B with op N: the NN hot path's B) is copied element by
+// element (4- or 8-byte cp.async, still one coalesced 32-byte sector per 8 threads) into the
+// same (BK, BN + pad) layout; an mn-contiguous operand moves in 16-byte copies when aligned.
+// Changed from rung 13: the global -> shared stage (cp.async into S buffers instead of
+// registers + stores into 2), one barrier per k tile kept; warp tiling, fragment reads, the
+// outer product and the epilogue are rung 13's.
+// Seeds: none (sm_80+ hardware); extends 000 §3.5.5's prefetch to a deeper queue.
+// Measured effect: see docs/ladder.md (rung 14 row).
+
+#include <cstdint>
+
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/tile_common.cuh"
+#include "gemm/kernels/tile_configs.hpp"
+
+namespace gemmlab::detail {
+namespace {
+
+// ------------------------------------------------------------------------- cp.async primitives
+
+/// Copies `Bytes` (4, 8 or 16) from global `src` to shared address `dst`, of which only the
+/// first `src_bytes` are read; the rest of the destination is zero-filled.
+template <int Bytes>
+__device__ __forceinline__ void cp_async_zfill(uint32_t dst, const void* src, int src_bytes) {
+    static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+    if constexpr (Bytes == 16) // .cg: stream through L2 only, the tile is reused from shared memory
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src),
+                     "n"(Bytes), "r"(src_bytes)
+                     : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ------------------------------------------------------------- global -> shared (asynchronous)
+
+/// Issues the cp.async copies of one (BMN, BK) operand tile into a (BK, LD) shared tile, with
+/// the same shared layout as rung 13's GmemTileLoader. Chunks are 16 bytes (V elements) for
+/// an mn-contiguous operand on the vector path, one element otherwise (k-contiguous operands
+/// are transposed element by element; unaligned operands cannot use 16-byte copies).
+template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec>
+struct AsyncTileLoader {
+    static constexpr int V = (Vec && !KContig) ? tile::kVecWidth<T> : 1; // elements per copy
+    static constexpr int kCopyBytes = V * int(sizeof(T));
+    static constexpr int kLine = KContig ? BK : BMN;
+    static constexpr int kLines = KContig ? BMN : BK;
+    static constexpr int kChunksPerLine = kLine / V;
+    static constexpr int kLinesPerPass = Threads / kChunksPerLine;
+    static constexpr int kPasses = kLines / kLinesPerPass;
+    static constexpr int LD = BMN + tile::kSmemPad<T, KContig>; // shared row stride (elements)
+    // Shared-memory distance between a thread's consecutive passes.
+    static constexpr int kPassSmem = (KContig ? kLinesPerPass : kLinesPerPass * LD) * int(sizeof(T));
+
+    static_assert(kLine % V == 0, "the contiguous tile extent must be a multiple of the copy width");
+    static_assert(Threads % kChunksPerLine == 0,
+                  "threads must cover whole lines of the tile (Threads % (line / V) == 0)");
+    static_assert(kLines % kLinesPerPass == 0,
+                  "the tile's lines must split evenly over passes of the thread block");
+
+    const T* ptr;     // this thread's first chunk in the next k tile to issue
+    int64_t ld;       // leading dimension of the stored operand
+    uint32_t dst_off; // byte offset of this thread's first chunk inside a stage
+    int mn_rem;       // min(MN - block's mn origin, BMN)
+    int line0, pos0;  // this thread's first line, and its first position along the line
+
+    __device__ __forceinline__ AsyncTileLoader(const T* X, int64_t ld_, int64_t MN,
+                                               int64_t mn_origin, int tid)
+        : ld(ld_) {
+        const int64_t rem = MN - mn_origin;
+        mn_rem = rem < BMN ? int(rem) : BMN;
+        line0 = tid / kChunksPerLine;
+        pos0 = (tid % kChunksPerLine) * V;
+        const int64_t mn = mn_origin + (KContig ? line0 : pos0);
+        const int64_t kk = KContig ? pos0 : line0;
+        ptr = KContig ? X + kk + mn * ld : X + mn + kk * ld;
+        dst_off = uint32_t((KContig ? pos0 * LD + line0 : line0 * LD + pos0) * int(sizeof(T)));
+    }
+
+    /// Issues the copies of the current k tile (depth k_rem = min(K - origin, BK) >= 1) into
+    /// the stage at shared address `stage`. `X` is the operand's base pointer, the always-valid
+    /// source address given to copies that read nothing.
+    __device__ __forceinline__ void issue(uint32_t stage, int k_rem, const T* X) const {
+        const bool full = mn_rem == BMN && k_rem == BK; // uniform across the block
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p) {
+            const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
+            const uint32_t dst = stage + dst_off + uint32_t(p * kPassSmem);
+            if (full) {
+                cp_async_zfill<kCopyBytes>(dst, src, kCopyBytes);
+            } else {
+                const int line = line0 + p * kLinesPerPass;
+                const int c_left = (KContig ? k_rem : mn_rem) - pos0; // elements left in the line
+                const int o_left = (KContig ? mn_rem : k_rem) - line; // lines left
+                const int n = (o_left > 0 && c_left > 0) ? (c_left < V ? c_left : V) : 0;
+                cp_async_zfill<kCopyBytes>(dst, n > 0 ? static_cast<const void*>(src) : X,
+                                           n * int(sizeof(T)));
+            }
+        }
+    }
+
+    /// Steps to the next k tile.
+    __device__ __forceinline__ void advance() { ptr += KContig ? int64_t(BK) : int64_t(BK) * ld; }
+};
+
+// --------------------------------------------------------------------------------- the kernel
+
+template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
+struct AsyncPipelineKernel {
+    using LoadA = AsyncTileLoader<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
+    using LoadB = AsyncTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec>;
+    static constexpr int kSizeA = Cfg::BK * LoadA::LD; // one (BK, BM + pad) tile, elements
+    static constexpr int kSizeB = Cfg::BK * LoadB::LD; // one (BK, BN + pad) tile, elements
+    static constexpr int kStageBytes = (kSizeA + kSizeB) * int(sizeof(T));
+    static constexpr int kSmemBytes = Cfg::kStages * kStageBytes;
+    static_assert((kSizeA * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
+    static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+};
+
+template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
+__global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, Vec>))
+    async_pipeline_kernel(GemmArgs<T> g, bool n_on_x) {
+    using K = AsyncPipelineKernel<Cfg, T, TransA, TransB, Vec>;
+    using Map = tile::WarpTileMap<Cfg, T>;
+    constexpr int BK = Cfg::BK, S = Cfg::kStages;
+    // Stage s holds an op(A) tile (BK, BM + pad) followed by an op(B) tile (BK, BN + pad).
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* const smem = reinterpret_cast<T*>(smem_raw);
+    const uint32_t smem_u32 = uint32_t(__cvta_generic_to_shared(smem_raw));
+
+    const int tid = threadIdx.x;
+    const Map map(tid);
+    int64_t row0, col0;
+    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+
+    typename K::LoadA load_a(g.A, g.lda, g.m, row0, tid);
+    typename K::LoadB load_b(g.B, g.ldb, g.n, col0, tid);
+    T acc[Cfg::TM][Cfg::TN] = {}; // (TM, TN) accumulators
+
+    // gmem -> smem, asynchronously: one commit group per k tile (possibly empty, so that
+    // "group t is tile t" holds for the wait count below).
+    int64_t issue_left = g.k; // k elements from the next tile to issue to the end of k
+    const auto issue_next = [&](int stage) {
+        if (issue_left > 0) {
+            const uint32_t base = smem_u32 + uint32_t(stage * K::kStageBytes);
+            const int depth = tile::tile_depth<BK>(issue_left);
+            load_a.issue(base, depth, g.A);
+            load_b.issue(base + uint32_t(K::kSizeA * sizeof(T)), depth, g.B);
+            load_a.advance();
+            load_b.advance();
+            issue_left -= BK;
+        }
+        cp_async_commit();
+    };
+
+    // Prologue: tiles 0 .. S-2 in flight.
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) issue_next(s);
+
+    int read_stage = 0, write_stage = S - 1;
+    for (int64_t k_left = g.k;; k_left -= BK) {
+        cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
+        __syncthreads();        // everyone's have; and everyone is done with the previous tile
+        issue_next(write_stage); // refill the stage the previous tile was read from
+        // smem -> registers -> FMA on the current tile
+        const T* a = smem + read_stage * (K::kStageBytes / int(sizeof(T)));
+        tile::mma_warp_tile<Cfg, T, K::LoadA::LD, K::LoadB::LD>(acc, a + map.m_off,
+                                                                a + K::kSizeA + map.n_off);
+        if (k_left <= BK) break;
+        read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
+        write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
+    }
+    cp_async_wait<0>(); // leave no copy in flight (only empty groups can remain here)
+
+    // epilogue
+    tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, Map::kRun, Map::kStrideN>(
+        g, acc, row0 + map.m_off, col0 + map.n_off);
+}
+
+template <class Cfg, class T, bool TA, bool TB, bool Vec>
+void launch_one(const GemmArgs<T>& g, const tile::TileGrid& tg, cudaStream_t stream) {
+    constexpr auto kernel = &async_pipeline_kernel<Cfg, T, TA, TB, Vec>;
+    constexpr int smem = AsyncPipelineKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
+    tile::set_max_dynamic_smem<kernel>(smem);
+    kernel<<<tg.grid, Cfg::kThreads, smem, stream>>>(g, tg.n_on_x);
+    GEMMLAB_CHECK_LAUNCH();
+}
+
+} // namespace
+
+template <class Cfg, class T>
+void launch_async_pipeline_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
+    const auto tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
+    const bool vec = tile::vector_ok(g);
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        if (vec) launch_one<Cfg, T, TA, TB, true>(g, tg, stream);
+        else launch_one<Cfg, T, TA, TB, false>(g, tg, stream);
+    });
+}
+
+template <class T>
+void launch_async_pipeline(const GemmArgs<T>& g, cudaStream_t stream) {
+    launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>>(g, stream);
+}
+
+// The configurations that exist (tile_configs.hpp names them).
+template void launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x128x16, 3>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x256x8, 3>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x64x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, double>(const GemmArgs<double>&, cudaStream_t);
+
+template void launch_async_pipeline<float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline<double>(const GemmArgs<double>&, cudaStream_t);
+
+} // namespace gemmlab::detail

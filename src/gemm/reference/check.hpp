@@ -1,0 +1,55 @@
+#pragma once
+// The correctness rule of DESIGN.md as a function: every element of a computed C against the
+// higher-precision reference (reference.hpp), within gamma(k) * Mag.
+
+#include <cstdint>
+#include <string>
+
+#include "gemmlab/gemm.hpp"
+
+namespace gemmlab::reference {
+
+/// Outcome of comparing one computed C with its reference.
+struct CheckResult {
+    bool pass = true;
+    /// Caller's (row, col) of the element with the largest ratio (the first one on ties); -1 when
+    /// the matrix is empty.
+    int64_t worst_row = -1, worst_col = -1;
+    double got = 0, want = 0; ///< C and Ref at the worst element
+    /// |got - want| / bound, max over elements; inf where the bound is 0 and got != want, or got
+    /// is not finite.
+    double worst_ratio = 0;
+    int64_t failures = 0;  ///< elements outside the bound (unwritten ones included)
+    int64_t unwritten = 0; ///< NaN in C where the reference is finite
+};
+
+/// gamma(k) = 2 * (k + 3) * u with u = 2^-24 (float) or 2^-53 (double).
+/// Why: a k-term dot product in any summation order puts at most k roundings on each term (its
+/// product and up to k - 1 additions; fewer with FMA or tree/split-k sums); the +3 covers the
+/// rounding of the alpha multiply, the beta multiply and the final add; the factor 2 absorbs the
+/// second-order terms of (1 + u)^(k+3) - 1 and leaves slack, while a wrong index or a missing
+/// term is still far outside it.
+template <class T>
+double error_gamma(int64_t k);
+
+/// Checks C (m x n, stored in `layout` with leading dimension ldc) against ref and mag (dense m x n
+/// in `layout`, as reference::gemm writes them). Element (i, j) passes iff
+/// |C - Ref| <= gamma(k) * Mag, so Mag == 0 demands exact equality. A NaN or Inf in C where Ref is
+/// finite fails (a NaN is also counted as unwritten). Where Ref itself is not finite (Inf/NaN in
+/// the inputs), C must be the same Inf, or NaN for NaN.
+template <class T>
+CheckResult check(Layout layout, int64_t m, int64_t n, int64_t k, const T* C, int64_t ldc,
+                  const double* ref, const double* mag);
+
+/// One line: "worst (12, 7): got 3.25 want 3.2500001 err/bound 0.03", plus the failure counts
+/// when there are failures.
+std::string describe(const CheckResult& r);
+
+extern template double error_gamma<float>(int64_t);
+extern template double error_gamma<double>(int64_t);
+extern template CheckResult check<float>(Layout, int64_t, int64_t, int64_t, const float*, int64_t,
+                                         const double*, const double*);
+extern template CheckResult check<double>(Layout, int64_t, int64_t, int64_t, const double*, int64_t,
+                                          const double*, const double*);
+
+} // namespace gemmlab::reference
