@@ -3,8 +3,12 @@
 #   ctest (GPU tests included), gemmlab verify, compute-sanitizer memcheck and racecheck over
 #   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
 # Ends with one summary block. Usage:
-#   scripts/gpu-check.sh [OUTDIR] [STEP...]     STEP: tests verify memcheck racecheck bench probe
-#   (default: all steps). BUILD_DIR (default build/device) may point at a carried build;
+#   scripts/gpu-check.sh [OUTDIR] [STEP...]
+#   STEP: tests verify memcheck racecheck bench probe presets evidence
+#   (default: tests verify memcheck racecheck bench probe).
+#   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
+#   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
+#   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
 #   BENCH_ARGS adds options to the bench step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +71,27 @@ for step in "${steps[@]}"; do
     probe)
       run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"
       summary_lines+=("probe:     $(grep -c '^  -> ' "$out/probe.log") headline lines (in $out/probe.log)")
+      ;;
+    presets)
+      run_step presets "$out/presets.log" bash -c "for p in dcu sgemm-v thread-tile; do \
+        echo \"== gemmlab bench --preset \$p\"; $gemmlab bench --preset \$p --json $out/preset-\$p.json || exit 1; done"
+      summary_lines+=("presets:   $(grep -c ' PASS$' "$out/presets.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/presets.log") FAIL")
+      ;;
+    evidence)
+      # One profiled launch per rung of interest (1024^3 f32 row-major nn, the bench's check run).
+      run_step evidence "$out/evidence.log" bash -c "\
+        for k in naive coalesced smem_tile smem_conflict_free thread_tile_8x8 smem_interleaved_reads; do \
+          echo \"== ncu: rung \$k, first launch (the check run), 1024^3 f32 row-major nn\"; \
+          ncu --clock-control none -k regex:\"\${k}_kernel\" -c 1 \
+            --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
+            $gemmlab bench --kernels \$k --sizes 1024 --reps 1 --min-time 0 || exit 1; \
+        done \
+        && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
+        && awk '/Function : /{f=/vectorized_kernel/} f' $out/sass-all.txt > $out/sass-vectorized.txt \
+        && echo 'LDG.E.128 in vectorized_kernel:' \$(grep -c 'LDG.E.128' $out/sass-vectorized.txt) \
+        && echo 'LDG.E (any width) in vectorized_kernel:' \$(grep -c 'LDG.E' $out/sass-vectorized.txt) \
+        && rm $out/sass-all.txt"
+      summary_lines+=("evidence:  $(grep -c 'bank_conflicts' "$out/evidence.log") bank-conflict counters, $(grep 'LDG.E.128 in' "$out/evidence.log")")
       ;;
     *) echo "gpu-check: unknown step '$step'" >&2; exit 2 ;;
   esac
