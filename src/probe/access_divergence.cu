@@ -10,11 +10,15 @@
 //
 // Method: request r of a warp reads, for lane i, word i / D of line r * D + i % D: D distinct
 // lines, 32 / D consecutive words in each, no line shared between requests. Loads are
-// ld.global.cg (L2 only, so re-reads never hit L1), four in flight per warp. L2: 2^22 warp
-// requests per run that wrap around a 16 MiB region; DRAM: a 512 MiB region read once, after
-// overwriting an L2-sized buffer. All SMs, 256-thread blocks, event-timed, median of 5 after a
-// warm-up; the time of an empty launch of the same kernel is subtracted. Useful bandwidth =
-// 128 B x requests / time.
+// ld.global.cg (L2 only, so re-reads never hit L1), four in flight per warp. L2: 2^26 warp
+// requests per run (8 GiB useful, 512 passes at D = 1) that wrap around a 16 MiB region, so even
+// the coalesced run lasts over 1 ms and the event timer's ~0.5 us resolution cannot set the
+// figure (with 2^22 requests, 80 us, the coalesced rate came out as exactly 512 MiB / 81.92 us);
+// DRAM: a 512 MiB region read once, after overwriting an L2-sized buffer (>= ~120 us even at the
+// coalesced rate; more passes would let L2 keep part of the region between them). All SMs,
+// 256-thread blocks, event-timed, median of 5 after a warm-up; the time of an empty launch of the
+// same kernel is subtracted. Useful bandwidth = 128 B x requests / time. The L2 runs total
+// ~30 ms per sample, the whole probe well under a second.
 //
 // Keeping the work: asm volatile loads; the XOR of all loaded words is stored only if it equals a
 // value the fill pattern (0x5a5a5a5a words) never produces.
@@ -39,7 +43,7 @@ namespace {
 constexpr size_t kLineWords = 32; // 128 B lines of 4 B words
 constexpr size_t kL2Span = size_t(16) << 20;
 constexpr size_t kDramSpan = size_t(512) << 20;
-constexpr size_t kL2Requests = size_t(1) << 22; // warp requests per L2 run
+constexpr size_t kL2Requests = size_t(1) << 26; // warp requests per L2 run: > 1 ms at any D
 constexpr uint32_t kNever = 0x12345678u;
 
 // Warp request v (of `requests`) reads region request v & (region_requests - 1), so an L2 run can

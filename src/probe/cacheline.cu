@@ -1,34 +1,50 @@
 // cacheline: how large are a cache line and a sector (seed 002 §2.6.2, §2.7.1)?
 //
-// Question: at what granularity do the caches and memory move data: the L1 line a warp request
-// is processed in, the 32 B sector L2 hands out, and the amount a miss fetches from DRAM?
+// Question: at what granularity do the caches and memory move data: the L1 line (the unit one tag
+// covers), the 32 B sector L2 hands out, and the amount an L1 or a DRAM miss fetches?
 //
-// Method, three ways:
+// Method, four ways:
 //  1. by latency (seed 2.6.2): one thread reads 2048 words in a dependent chain, each s bytes past
 //     the previous one (s = 4 .. 1024 B), from a region nothing cached ("cold": an L2-sized buffer
 //     was just overwritten) or that many threads just read into L2 ("L2-warm"). While s is below
 //     the fill granule G, a miss brings in the next G/s - 1 reads too, so the mean latency is a
 //     mix of miss and hit; from s = G on every read misses. The knee of the cold curve is what a
-//     DRAM miss fetches; the knee of the warm curve is what an L1 miss fills.
-//  2. by L1 bandwidth (seed 2.7.1): one block of 8 warps re-reads L1-resident words, lane i at
-//     i * s bytes; cycles per warp request grow with the distinct lines (or sectors) a request
-//     touches and stop growing once every lane has its own unit. The knee stride is the line.
-//  3. by L2 bandwidth: all SMs read one word every s bytes of a 16 MiB L2-resident region with
-//     ld.global.cg (2^27 reads per run); bytes moved per read = 4 B x t(s) / t(4 B). It follows s
-//     up to the sector size and stays there. The same over a 512 MiB region read once (DRAM) gives
-//     the DRAM cost per read (there the row-buffer efficiency of sparse reads also shows).
+//     DRAM miss fetches; the knee of the warm curve is what an L1 miss fills. On a sectored cache
+//     that is the sector, not the line: the line does not show in this curve.
+//  2. the line, by L1 tags: one thread chases a cycle of N blocks, two reads per block g bytes
+//     apart (g = 16 .. 512 B), once to warm L1 and once timed. While g is below the line both
+//     reads share one line (one tag); from g = line on each block needs two lines, so L1 holds
+//     only half as many blocks. The largest N that still hits L1 (mean latency below the midpoint
+//     of hit and miss) therefore halves at g = line. Blocks start 10 or 11 lines apart
+//     (128 B * floor(41 k / 4)), never a power of two, so every set of L1 is used alike for every g.
+//  3. by L1 bandwidth (seed 2.7.1): one block of 8 warps re-reads L1-resident words, lane i at
+//     i * s bytes; cycles per warp request grow with the distinct lines a request touches and stop
+//     growing once every lane has its own line. Each load's address adds (trip & zero), zero a
+//     kernel argument, so ptxas cannot fold the repeated loads of one address into one (it did:
+//     0.1 cycles per request), and the reads are consumed before the closing clock.
+//  4. by L2 bandwidth: all SMs read one word every s bytes of a 16 MiB L2-resident region with
+//     ld.global.cg (2^27 reads per run); bytes moved per read = 4 B x t(s) / t(4 B), a cost in
+//     time scaled to bytes, not a count of bytes. The sector is the largest stride up to which it
+//     still follows s (within 25%). The same over a 512 MiB region read once (DRAM) gives the DRAM
+//     cost per read, s x t(s) / t(4 B) (there the row-buffer efficiency of sparse reads also
+//     shows). The headlines quote both curves past the knee as measured.
 //
-// Keeping the work: asm volatile loads; the chain's last index and the XOR of all reads are stored
-// only if they equal values the data never produces.
+// Keeping the work: asm volatile loads; the chains' last index and the XOR of all reads are stored
+// only if they equal values the data never produces; method 3's addresses are opaque to ptxas.
 //
-// Expected on H100: L1 line 128 B (a request costs about one cycle per distinct line); sector 32 B;
-// an L1 miss fills 32 B sectors; a DRAM miss fetches 32 or 64 B (the L2 fetch granularity,
-// cudaLimitMaxL2FetchGranularity, is a hint up to 128 B). The seed's Vega10 showed a 64 B line by
-// latency.
+// Expected on H100/H200: L1 line 128 B by tags (about 1000-2000 blocks fit L1 while g < 128 B,
+// half as many from g = 128 B; hits about 32 cycles, misses about 300 cycles = an L2 hit); sector
+// 32 B; an L1 miss fills one 32 B sector; a DRAM miss fetches 64 B (two sectors; the L2 fetch
+// granularity, cudaLimitMaxL2FetchGranularity, is a hint up to 128 B). Measured on H200, method 4
+// does not stay flat past the sector: L2 cost per read 26 B at 32 and 64 B strides, then ~47 B
+// from 128 B on; DRAM cost per read equals the stride up to 64 B, then 74, 112, 123 B at 128,
+// 256, 512 B (sparse reads use DRAM less efficiently than 64 B per read). The seed's Vega10 showed a
+// 64 B line by latency (its L1 fills whole lines).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.hpp"
@@ -49,6 +65,11 @@ constexpr size_t kL2Reads = size_t(1) << 27;       // per L2 bandwidth run
 constexpr int kL1Warps = 8;
 constexpr int kL1Iters = 512;
 constexpr int kL1Unroll = 8;
+constexpr int kTagGapMax = 512;                    // bytes, largest read gap within a block
+constexpr int kTagSweepSteps = 21;                 // blocks 256 * 2^(j/4), j < 21: 256 .. 8192
+
+/// First word of tag-chase block k: 128 B * floor(41 k / 4), i.e. 10 or 11 lines past block k-1.
+__host__ __device__ inline uint32_t tag_block_word(uint32_t k) { return 32u * ((41u * k) / 4u); }
 
 // ---------------------------------------------------------------- 1. latency vs stride
 // buf[k * stride_words] = (k + 1) * stride_words: the chain walks up the region in steps of s.
@@ -74,24 +95,49 @@ __global__ void stride_chain(const uint32_t* buf, int steps, long long* cycles, 
     if (i == kNever) sink[0] = i;
 }
 
-// ---------------------------------------------------------------- 2. L1 bandwidth vs lane stride
+// ---------------------------------------------------------------- 2. L1 tags vs read gap
+// Block k holds two nodes: word a = tag_block_word(k) -> a + gap, and a + gap -> next block.
+__global__ void build_pair_chain(uint32_t* buf, int blocks, uint32_t gap_words) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= blocks) return;
+    const uint32_t a = tag_block_word(uint32_t(k));
+    buf[a] = a + gap_words;
+    buf[a + gap_words] = tag_block_word(uint32_t((k + 1) % blocks));
+}
+
+// One pass to fill L1 (and L2), one timed pass; every read depends on the one before.
+__global__ void pair_chase(const uint32_t* buf, int reads, long long* cycles, uint32_t* sink) {
+    uint32_t i = 0;
+    for (int k = 0; k < reads; ++k) i = kit::load_ca(buf + i);
+    const long long c0 = clock64();
+    for (int k = 0; k < reads; ++k) i = kit::load_ca(buf + i);
+    const long long c1 = clock64();
+    cycles[0] = c1 - c0;
+    if (i == kNever) sink[0] = i;
+}
+
+// ---------------------------------------------------------------- 3. L1 bandwidth vs lane stride
+// `zero` is 0 at run time; ptxas cannot know it, so each load has its own address expression and
+// none is folded into another (with one fixed address ptxas kept a single load per thread).
 __global__ void l1_lane_stride(const uint32_t* buf, uint32_t stride_words, int iters,
-                               long long* cycles, uint32_t* sink) {
+                               uint32_t zero, long long* cycles, uint32_t* sink) {
     const uint32_t* p = buf + (threadIdx.x & 31) * stride_words;
     uint32_t acc = kit::load_ca(p); // fill L1 before the clock starts
+    if (acc == kNever) sink[1] = acc; // waits for the fill
     __syncthreads();
     const long long c0 = clock64();
     for (int i = 0; i < iters; ++i) {
 #pragma unroll
-        for (int u = 0; u < kL1Unroll; ++u) acc ^= kit::load_ca(p);
+        for (int u = 0; u < kL1Unroll; ++u)
+            acc ^= kit::load_ca(p + ((uint32_t(i) * kL1Unroll + u) & zero));
     }
+    if (acc == kNever) sink[0] = acc; // every read has arrived before the closing clock
     __syncthreads();
     const long long c1 = clock64();
     if (threadIdx.x == 0) cycles[0] = c1 - c0;
-    if (acc == kNever) sink[0] = acc;
 }
 
-// ---------------------------------------------------------------- 3. bytes moved vs stride
+// ---------------------------------------------------------------- 4. bytes moved vs stride
 // Read v (of `reads`) loads word (v & (region_elems - 1)) * stride_words: an L2 run wraps around
 // a small region with every SM busy; region_elems is a power of two.
 __global__ void strided_read(const uint32_t* buf, size_t reads, size_t region_elems,
@@ -125,7 +171,7 @@ double knee(const std::vector<double>& x, const std::vector<double>& y, double f
 
 Result run_cacheline(Context& ctx) {
     kit::ensure_clock(ctx);
-    DeviceBuffer<uint32_t> sink(1);
+    DeviceBuffer<uint32_t> sink(2);
     DeviceBuffer<long long> cycles(1);
     kit::L2Flush flush(ctx);
     std::vector<double> strides;
@@ -176,7 +222,74 @@ Result run_cacheline(Context& ctx) {
     const double dram_fetch = knee(strides, cold, 0.85);
     const double l1_fill = knee(strides, warm, 0.85);
 
-    // 2. L1 cycles per warp request vs lane stride (data resident in L1).
+    // 2. L1 line by tags: the largest chase of N two-read blocks that still hits L1, vs the gap g
+    // between the two reads of a block. Most L1 the carveout allows, the same for every run.
+    GEMMLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(pair_chase, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+    std::vector<int> gaps;
+    for (int g = 16; g <= kTagGapMax; g *= 2) gaps.push_back(g);
+    std::vector<int> sweep;
+    for (int j = 0; j < kTagSweepSteps; ++j)
+        sweep.push_back(int(std::lround(256.0 * std::pow(2.0, j / 4.0))));
+    DeviceBuffer<uint32_t> tagbuf(tag_block_word(uint32_t(sweep.back())) + kTagGapMax / 4 + 1);
+    // lat[j][gi]: cycles per read at sweep[j] blocks, gap gaps[gi]
+    std::vector<std::vector<double>> tag_lat(sweep.size(), std::vector<double>(gaps.size()));
+    for (size_t gi = 0; gi < gaps.size(); ++gi) {
+        kit::progress(ctx, "cacheline L1 tags, reads " + kit::num(gaps[gi]) + " B apart");
+        for (size_t j = 0; j < sweep.size(); ++j) {
+            const int n = sweep[j];
+            build_pair_chain<<<(n + 255) / 256, 256>>>(tagbuf.get(), n, uint32_t(gaps[gi] / 4));
+            GEMMLAB_CHECK_LAUNCH();
+            std::vector<double> c;
+            for (int rep = 0; rep < kRepeats; ++rep) {
+                pair_chase<<<1, 1>>>(tagbuf.get(), 2 * n, cycles.get(), sink.get());
+                GEMMLAB_CHECK_LAUNCH();
+                long long h = 0;
+                cycles.copy_to_host(&h, 1);
+                c.push_back(double(h) / (2.0 * n));
+            }
+            tag_lat[j][gi] = kit::median(std::move(c));
+        }
+    }
+    double tag_hit = tag_lat[0][0], tag_miss = tag_lat[0][0];
+    for (const auto& row : tag_lat)
+        for (double v : row) {
+            tag_hit = std::min(tag_hit, v);
+            tag_miss = std::max(tag_miss, v);
+        }
+    const double tag_mid = 0.5 * (tag_hit + tag_miss);
+    // fits[gi]: the largest swept N before the first N whose mean read misses L1 (0: none fits).
+    std::vector<int> fits(gaps.size(), 0);
+    for (size_t gi = 0; gi < gaps.size(); ++gi)
+        for (size_t j = 0; j < sweep.size() && tag_lat[j][gi] < tag_mid; ++j) fits[gi] = sweep[j];
+    // The line: the smallest gap at which L1 holds at most 3/4 of the blocks it held at 16 B
+    // (expected: half). Misses must be clearly slower than hits, or nothing was measured.
+    double line = 2.0 * kTagGapMax; // "not found": fails the 32..256 B check on purpose
+    size_t line_gi = gaps.size();
+    if (tag_miss > 2.0 * tag_hit && fits[0] > 0) {
+        for (size_t gi = 1; gi < gaps.size(); ++gi)
+            if (fits[gi] <= 0.75 * fits[0]) {
+                line = gaps[gi];
+                line_gi = gi;
+                break;
+            }
+    }
+    Table tt;
+    tt.title = "L1 tags: cycles per dependent read, chase of N blocks x 2 reads g bytes apart "
+               "(one thread, L1-warm; line = smallest g at which fewer blocks fit)";
+    tt.columns = {"blocks N"};
+    tt.units = {"blocks"};
+    for (int g : gaps) {
+        tt.columns.push_back("g = " + kit::num(g) + " B");
+        tt.units.push_back("cycles");
+    }
+    for (size_t j = 0; j < sweep.size(); ++j) {
+        std::vector<double> row{double(sweep[j])};
+        row.insert(row.end(), tag_lat[j].begin(), tag_lat[j].end());
+        tt.rows.push_back(std::move(row));
+    }
+
+    // 3. L1 cycles per warp request vs lane stride (data resident in L1).
     Table tc;
     tc.title = "L1-hit cycles per warp request vs lane stride (8 warps on one SM)";
     tc.columns = {"stride", "cycles per warp request", "distinct 128 B lines",
@@ -189,7 +302,7 @@ Result run_cacheline(Context& ctx) {
         kit::progress(ctx, "cacheline L1 stride " + kit::num(sd) + " B");
         std::vector<double> c;
         for (int rep = 0; rep <= kRepeats; ++rep) {
-            l1_lane_stride<<<1, kL1Warps * 32>>>(l1buf.get(), uint32_t(sd) / 4, kL1Iters,
+            l1_lane_stride<<<1, kL1Warps * 32>>>(l1buf.get(), uint32_t(sd) / 4, kL1Iters, 0u,
                                                  cycles.get(), sink.get());
             GEMMLAB_CHECK_LAUNCH();
             long long h = 0;
@@ -201,9 +314,9 @@ Result run_cacheline(Context& ctx) {
         tc.rows.push_back({sd, cyc, std::min(32.0, std::ceil(32 * sd / 128)),
                            std::min(32.0, std::ceil(32 * sd / 32))});
     }
-    const double line = knee(strides, per_request, 0.85);
+    const double request_knee = knee(strides, per_request, 0.85);
 
-    // 3. bytes moved per read vs stride, from L2 (16 MiB, many passes) and DRAM (512 MiB, once).
+    // 4. bytes moved per read vs stride, from L2 (16 MiB, many passes) and DRAM (512 MiB, once).
     Table tb;
     tb.title = "bytes moved per 4 B read vs stride (all SMs): L2-resident and DRAM";
     tb.columns = {"stride", "L2: time", "L2: bytes per read", "DRAM: time", "DRAM: bytes per read"};
@@ -256,23 +369,60 @@ Result run_cacheline(Context& ctx) {
     }
 
     Result r;
-    r.tables = {std::move(ta), std::move(tc), std::move(tb)};
+    r.tables = {std::move(ta), std::move(tt), std::move(tc), std::move(tb)};
+    {
+        std::string text = "L1 line: " + kit::num(line) + " B (one thread chasing N blocks of two reads: ";
+        if (line_gi < gaps.size())
+            text += "L1 holds " + kit::num(fits[0]) + " blocks while the reads are under " +
+                    kit::num(line) + " B apart (one tag per block), only " +
+                    kit::num(fits[line_gi]) + " once they are " + kit::num(line) +
+                    " B apart (two tags per block); ";
+        else
+            text += "no read gap up to " + kit::num(kTagGapMax) +
+                    " B halved the blocks L1 holds, so no line was found; ";
+        text += "an L1 hit takes " + kit::cycles_and_ns(ctx, tag_hit) + ", a miss to L2 " +
+                kit::cycles_and_ns(ctx, tag_miss) + ")";
+        r.headlines.push_back({"line_bytes", line, "B", std::move(text)});
+    }
     r.headlines.push_back(
-        {"line_bytes", line, "B",
-         "L1 line: " + kit::num(line) + " B (warp-request cost stops growing once every lane has "
-         "its own " + kit::num(line) + " B; " + kit::num(per_request.back(), 1) +
-             " cycles per fully scattered request vs " + kit::num(per_request.front(), 1) +
-             " coalesced)"});
-    r.headlines.push_back({"sector_bytes", sector, "B",
-                           "Sector: " + kit::num(sector) + " B (bytes moved from L2 per read "
-                           "follow the stride up to " + kit::num(sector) + " B, then stay)"});
+        {"l1_request_knee_bytes", request_knee, "B",
+         "L1-hit warp request: " + kit::num(per_request.front(), 1) + " cycles coalesced, " +
+             kit::num(per_request.back(), 1) + " cycles with every lane in its own line (" +
+             kit::num(ctx.cycles_to_ns(per_request.back()), 1) +
+             " ns); the cost stops growing at a lane stride of " + kit::num(request_knee) + " B"});
+    // "a, b, c B at x, y, z B": a curve's values at the strides above `from`.
+    auto curve_after = [&](const std::vector<double>& v, double from) {
+        std::string vals, at;
+        for (size_t i = 0; i < v.size() && i < strides.size(); ++i) {
+            if (strides[i] <= from) continue;
+            vals += (vals.empty() ? "" : ", ") + kit::num(v[i]);
+            at += (at.empty() ? "" : ", ") + kit::num(strides[i]);
+        }
+        return vals.empty() ? std::string("no larger stride measured")
+                            : vals + " B at strides of " + at + " B";
+    };
+    const size_t sector_i = size_t(std::find(strides.begin(), strides.end(), sector) - strides.begin());
+    r.headlines.push_back(
+        {"sector_bytes", sector, "B",
+         "Sector: " + kit::num(sector) + " B (L2-resident reads, cost per read as bytes = 4 B x " +
+             "time / time at a 4 B stride: it follows the stride up to " + kit::num(sector) +
+             " B (" + kit::num(l2_bytes[sector_i]) + " B there), then no longer: " +
+             curve_after(l2_bytes, sector) + ")"});
+    const size_t fetch_i = size_t(std::find(strides.begin(), strides.end(), dram_fetch) - strides.begin());
+    const bool fetch_in_bw = fetch_i < dram_bytes.size();
     r.headlines.push_back(
         {"dram_fetch_bytes", dram_fetch, "B",
-         "A DRAM miss fetches " + kit::num(dram_fetch) + " B (cold dependent reads " +
-             kit::num(dram_fetch) + " B apart all miss: " +
-             kit::cycles_and_ns(ctx, cold[std::find(strides.begin(), strides.end(), dram_fetch) -
-                                          strides.begin()]) +
-             " each)"});
+         "A DRAM miss brings " + kit::num(dram_fetch) + " B on chip, by latency (cold dependent "
+             "reads " + kit::num(dram_fetch) + " B or more apart all miss: " +
+             kit::cycles_and_ns(ctx, cold[fetch_i]) +
+             " each; closer ones partly hit). DRAM cost per read by bandwidth (stride x time / "
+             "time at 4 B) is " +
+             (fetch_in_bw ? kit::num(dram_bytes[fetch_i]) + " B at a " + kit::num(dram_fetch) +
+                                " B stride, then " + curve_after(dram_bytes, dram_fetch)
+                          : std::string("not measured at that stride")) +
+             (fetch_in_bw && dram_bytes.back() > 1.25 * dram_fetch
+                  ? ": sparser reads cost more DRAM time than " + kit::num(dram_fetch) + " B each"
+                  : std::string())});
     r.headlines.push_back({"l1_fill_bytes", l1_fill, "B",
                            "An L1 miss fills " + kit::num(l1_fill) + " B (L2-warm reads " +
                                kit::num(l1_fill) + " B apart all miss L1)"});

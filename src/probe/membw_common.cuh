@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the probes of seed 002 §2.8-2.14 and by `bandwidth`:
-//  - a device copy, so that each probe reads its own "% of copy bandwidth" against a ceiling
-//    measured in the same run instead of depending on another probe's result;
+//  - a device copy and a device read, so that each probe reads its own "% of copy bandwidth" (or
+//    "% of read bandwidth", for probes that only read) against a ceiling measured in the same run
+//    instead of depending on another probe's result;
 //  - a fill whose values the host regenerates bit for bit from (seed, index), so host references
 //    need no gigabyte transfers of the input;
 //  - small helpers: shared-memory loads the compiler must keep, timing policy, plain-words text.
@@ -21,6 +22,7 @@
 #include "common/cuda_check.hpp"
 #include "common/timing.hpp"
 #include "gemmlab/probe.hpp"
+#include "probe/probe_kit.hpp"
 
 namespace gemmlab::probe::membw {
 
@@ -66,6 +68,11 @@ void launch_copy(const float4* in, float4* out, size_t n4, int grid, cudaStream_
 /// Blocks for a grid-stride kernel of 256 threads: 8 per SM (2048 threads, a full SM).
 inline int stream_grid(const Context& ctx) { return std::max(ctx.sm_count, 1) * 8; }
 
+/// float4 grid-stride read of n4 elements (summed, never stored unless the sum is -1, which
+/// positive inputs cannot give), four 16-byte loads in flight per thread: the read-only ceiling
+/// for probes that only read, such as a reduction. `sink` is one float of device memory.
+void launch_read(const float4* in, size_t n4, float* sink, int grid, cudaStream_t stream);
+
 struct CopyCeiling {
     double gbps = 0;  ///< (bytes read + bytes written) / median time, 1e9 B/s
     double ms = 0;    ///< median time of one copy
@@ -75,6 +82,16 @@ struct CopyCeiling {
 /// Times a device-to-device copy between two fresh buffers of `bytes` each (the input filled
 /// with random values) and returns its median bandwidth, read plus write bytes counted.
 CopyCeiling measure_copy(const Context& ctx, size_t bytes, cudaStream_t stream);
+
+struct ReadCeiling {
+    double gbps = 0;  ///< bytes read / median time, 1e9 B/s
+    double ms = 0;    ///< median time of one read pass
+    size_t bytes = 0; ///< size of the buffer read
+};
+
+/// Times launch_read over a fresh buffer of `bytes` (filled with positive random values) and
+/// returns its median bandwidth.
+ReadCeiling measure_read(const Context& ctx, size_t bytes, cudaStream_t stream);
 
 // ------------------------------------------------------------------ device helpers
 
@@ -123,25 +140,12 @@ inline std::string strf(const char* fmt, ...) {
     return buf;
 }
 
-/// The SM clock is measured by the `clock` probe, which runs first; a probe called on its own
-/// runs it here so that cycle <-> ns conversions never divide by zero.
-void ensure_clock(Context& ctx);
-
-/// A number with three significant digits, never in exponent form: 0.547, 17.1, 2339.
-inline std::string num3(double v) {
-    const double a = v < 0 ? -v : v;
-    return a >= 100 ? strf("%.0f", v) : a >= 10 ? strf("%.1f", v) : a >= 1 ? strf("%.2f", v) : strf("%.3f", v);
-}
-
-/// "64.1 cycles (34.2 ns at 1875 MHz)".
-inline std::string cycles_text(const Context& ctx, double cycles) {
-    return num3(cycles) + " cycles (" + num3(ctx.cycles_to_ns(cycles)) + strf(" ns at %.0f MHz)", ctx.clock_mhz);
-}
-
-/// Calls ctx.progress when one is set.
-inline void progress(const Context& ctx, const std::string& what) {
-    if (ctx.progress) ctx.progress(what);
-}
+// progress, ensure_clock, num3 and cycles_text live in probe_kit.hpp (one home for the host
+// helpers of every probe); these names keep `using namespace membw` callers unchanged.
+using kit::cycles_text;
+using kit::ensure_clock;
+using kit::num3;
+using kit::progress;
 
 /// Runs f(begin, end) over [0, n) split across the host's cores; for host references.
 template <class F>

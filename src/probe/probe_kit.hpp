@@ -48,6 +48,18 @@ inline std::string ns_and_cycles(const Context& ctx, double ns, int decimals = 0
 /// Milliseconds -> SM cycles at the measured clock.
 inline double ms_to_cycles(const Context& ctx, double ms) { return ctx.ns_to_cycles(ms * 1e6); }
 
+/// A number with three significant digits, never in exponent form: 0.547, 17.1, 2339.
+inline std::string num3(double v) {
+    const double a = v < 0 ? -v : v;
+    return num(v, a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
+}
+
+/// "64.1 cycles (34.2 ns at 1875 MHz)": cycles_and_ns with three significant digits.
+inline std::string cycles_text(const Context& ctx, double cycles) {
+    return num3(cycles) + " cycles (" + num3(ctx.cycles_to_ns(cycles)) + " ns at " +
+           num(ctx.clock_mhz) + " MHz)";
+}
+
 /// Calls ctx.progress when the caller installed one.
 inline void progress(const Context& ctx, const std::string& what) {
     if (ctx.progress) ctx.progress(what);
