@@ -9,7 +9,7 @@
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
-#   BENCH_ARGS adds options to the bench step.
+#   BENCH_ARGS adds options to the bench step; SANITIZER_TIMEOUT (s) bounds each sanitizer run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,7 +60,8 @@ for step in "${steps[@]}"; do
       summary_lines+=("verify:    $(grep -E '^verify:' "$out/verify.log" | tail -1)")
       ;;
     memcheck|racecheck)
-      run_step "$step" "$out/$step.log" compute-sanitizer --tool "$step" --error-exitcode 9 \
+      run_step "$step" "$out/$step.log" timeout "${SANITIZER_TIMEOUT:-1800}" \
+        compute-sanitizer --tool "$step" --error-exitcode 9 \
         "$gemmlab" verify --quick
       summary_lines+=("$(printf '%-10s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
       ;;

@@ -1,27 +1,31 @@
-// `auto`: picks a rung and a tile configuration by shape.
+// `auto`: picks a rung and a tile configuration by shape, from measured speeds.
 //
-// The candidates are the configurations of rungs 13 (warp_tile) and 14 (async_pipeline) listed
-// in kernels/tile_configs.hpp; every one of them is correct for any m, n, k, op and alignment
+// The candidates are configurations of rungs 13 (warp_tile) and 14 (async_pipeline) listed in
+// kernels/tile_configs.hpp; every one of them is correct for any m, n, k, op and alignment
 // (predicated edge tiles, scalar fallback when a pointer or leading dimension does not allow
-// 16-byte accesses), so the choice is about speed only. It comes from a small cost model:
+// 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
+// only per-configuration input is a MEASURED number:
 //
-//   time(config) ~ blocks on the busiest SM * tile area / (efficiency * utilisation)
+//   time(config) ~ blocks on the busiest SM * tile area / (rate * utilisation)
 //
-// - blocks on the busiest SM = ceil(tiles / SMs): the wave-quantisation tail. A 1024x1024 C is
-//   64 tiles of 128x128 (half the 132 SMs idle) but 256 tiles of 64x64.
-// - tile area = BM * BN, edge tiles counted whole: a skinny C (m or n below the tile) pays for
-//   the rows it wastes, which steers skinny shapes to the 64-wide tiles.
-// - efficiency = the config's throughput on a full SM relative to 128x128 (larger thread tiles
-//   read less shared memory per FMA). These numbers are estimates to be recalibrated from the
-//   measured rung 13/14 rows in docs/ladder.md.
-// - utilisation = min(1, resident warps / warps needed to saturate an SM), resident warps =
-//   min(blocks on the SM, blocks that fit (registers, shared memory)) * warps per block. One
-//   8-warp block per SM does not keep the FP32 pipes busy; DFMA (half rate) needs fewer warps.
-// Ties go to the earlier candidate (larger tiles, rung 14).
+// - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
+//   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
+//   rows its tiles waste, which steers it to the 64-wide tiles.
+// - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
+//   .perf/cfg_bench sweep of 2026-11-22, median of 21): the full-chip rate, where every SM
+//   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
+//   together.
+// - utilisation = min(1, resident warps / kSaturatingWarps), resident warps = min(blocks on the
+//   SM, blocks that fit) * warps per block. Measured: 8 warps of 8x16 thread tiles (one
+//   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
+//   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
+//   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
+// Ties go to the earlier candidate.
 //
-// Rule of thumb that falls out (float, 132 SMs): C with >= ~2 x 132 128x128 tiles (2048^2 and
-// up) -> 128x128; mid-size and skinny C (1024^2, m or n <= 64) -> 64x64 (many small blocks fill
-// the SMs); in between 128x64 can win. Double: 128x128 once every SM gets a block, else 64x64.
+// What the measured table gives (f32, 132 SMs): >= 2048^2 -> rung 13 128x256x16 (2048^3: 45.3
+// TFLOP/s = 0.935x cuBLAS, 4096^3: 47.1 = 0.936x); 1024^2 and skinny C -> rung 14 64x64x8 s4
+// (1024^3: 28.7 = 0.91x cuBLAS; 128x256 would leave 100 SMs idle: 11.0). Double: rung 13
+// 128x64x8 (1024^3: 19.1, 2048^3: 22.5, 4096^3: 23.8), two 4-warp blocks per SM.
 
 #include <array>
 #include <atomic>
@@ -36,42 +40,41 @@ namespace {
 
 template <class T>
 struct Candidate {
-    const char* name;       // rung and configuration, for debugging
-    int bm, bn;             // block tile
-    int warps;              // warps per block
-    int blocks_per_sm;      // resident blocks per SM (from ptxas registers / shared memory)
-    double efficiency;      // full-SM throughput relative to rung 14 128x128x8
+    const char* name;  // rung and configuration, for debugging
+    int bm, bn;        // block tile
+    int warps;         // warps per block
+    int blocks_per_sm; // resident blocks per SM (ptxas registers / shared memory)
+    double rate;       // measured 4096^3 NN GFLOP/s on H200 (see the header)
     Launcher<T> launch;
 };
 
-// Resident blocks per SM follow from the ptxas register counts on sm_90a (65536 registers per
-// SM): 128x128 float 128 regs x 256 threads -> 2; 128x64 float 128 x 128 -> 4; 64x64 float
-// 95 x 128 -> 5; 128x128 double ~216 x 256 -> 1; 64x64 double 128 x 128 -> 4.
-const std::array<Candidate<float>, 6> kFloatCandidates{{
-    {"async_pipeline 128x128x8 s4", 128, 128, 8, 2, 1.00,
-     &launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, float>},
-    {"async_pipeline 128x64x8 s4", 128, 64, 4, 4, 0.92,
-     &launch_async_pipeline_cfg<WithStages<Cfg128x64x8, 4>, float>},
-    {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, 0.75,
+// Resident blocks per SM from the ptxas register counts on sm_90a (65536 registers per SM):
+// (double 128x64x16 s3 ~230 x 128 -> 2)
+// float 128x256x16 ~245 regs x 256 threads -> 1; 128x128x8 128 x 256 -> 2; 128x64x8 128 x 128
+// -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
+// 64x64x8 128 x 128 -> 4.
+const std::array<Candidate<float>, 5> kFloatCandidates{{
+    {"warp_tile 128x256x16", 128, 256, 8, 1, 47100, &launch_warp_tile_cfg<Cfg128x256x16, float>},
+    {"warp_tile 128x128x8", 128, 128, 8, 2, 41000, &launch_warp_tile_cfg<Cfg128x128x8, float>},
+    {"warp_tile 128x64x8", 128, 64, 4, 4, 40900, &launch_warp_tile_cfg<Cfg128x64x8, float>},
+    {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, 37600,
      &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
-    {"warp_tile 128x128x8", 128, 128, 8, 2, 0.95, &launch_warp_tile_cfg<Cfg128x128x8, float>},
-    {"warp_tile 128x64x8", 128, 64, 4, 4, 0.87, &launch_warp_tile_cfg<Cfg128x64x8, float>},
-    {"warp_tile 64x64x8", 64, 64, 4, 5, 0.71, &launch_warp_tile_cfg<Cfg64x64x8, float>},
+    {"warp_tile 64x64x8", 64, 64, 4, 5, 37500, &launch_warp_tile_cfg<Cfg64x64x8, float>},
 }};
 
 const std::array<Candidate<double>, 4> kDoubleCandidates{{
-    {"async_pipeline 128x128x8 s4", 128, 128, 8, 1, 1.00,
-     &launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, double>},
-    {"async_pipeline 64x64x8 s4", 64, 64, 4, 4, 0.80,
-     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, double>},
-    {"warp_tile 128x128x8", 128, 128, 8, 1, 0.95, &launch_warp_tile_cfg<Cfg128x128x8, double>},
-    {"warp_tile 64x64x8", 64, 64, 4, 4, 0.76, &launch_warp_tile_cfg<Cfg64x64x8, double>},
+    {"warp_tile 128x64x8", 128, 64, 4, 2, 23800, &launch_warp_tile_cfg<Cfg128x64x8, double>},
+    {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, 23800,
+     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
+    {"warp_tile 128x128x16", 128, 128, 8, 1, 23500, &launch_warp_tile_cfg<Cfg128x128x16, double>},
+    {"warp_tile 64x64x8", 64, 64, 4, 4, 21100, &launch_warp_tile_cfg<Cfg64x64x8, double>},
 }};
 
-/// Warps per SM that keep its FMA pipes busy: 4 schedulers x 4 warps for FP32, half as many
-/// for FP64, whose pipes run at half rate.
+/// Resident warps per SM that reach a configuration's full rate (measured, see the header):
+/// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
+/// whose pipes run at half rate.
 template <class T>
-constexpr int kSaturatingWarps = sizeof(T) == 4 ? 16 : 8;
+constexpr int kSaturatingWarps = sizeof(T) == 4 ? 8 : 4;
 
 /// Number of SMs of the current device, cached per device (a cudaDeviceGetAttribute per call
 /// would cost more than picking).
@@ -101,7 +104,7 @@ const Candidate<T>& pick(const std::array<Candidate<T>, N>& candidates, int64_t 
         const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
         const double warps = double(resident * c.warps);
         const double util = warps >= kSaturatingWarps<T> ? 1.0 : warps / kSaturatingWarps<T>;
-        const double time = double(per_sm) * c.bm * c.bn / (c.efficiency * util);
+        const double time = double(per_sm) * c.bm * c.bn / (c.rate * util);
         if (&c == &candidates[0] || time < best_time) best = &c, best_time = time;
     }
     return *best;

@@ -64,11 +64,11 @@ const Rung kRungs[] = {
                  "shared-memory buffers, one barrier per K tile",
                  "000 §3.5.5"),
     GEMMLAB_RUNG(13, warp_tile,
-                 "as 12, block tile cut into warp tiles (128x128 = 2x4 warps of 64x32), lanes tile "
-                 "their warp's tile; block/warp/thread shapes as template types",
+                 "as 12, block tile cut into warp tiles (f32 128x256x16: 2x4 warps of 64x64), lanes "
+                 "tile their warp's tile; block/warp/thread shapes as template types",
                  "public warptiling designs"),
     GEMMLAB_RUNG(14, async_pipeline,
-                 "as 13, global->shared copies by cp.async (zero-filling at edges) into a 4-stage "
+                 "as 13, global->shared copies by cp.async (zero-filling at edges) into a 3-stage "
                  "shared-memory pipeline",
                  "sm_80+"),
 };

@@ -32,9 +32,10 @@ void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
     os << line;
     for (const auto& r : rows) {
         const auto& s = r.spec;
+        const std::string number = r.number >= 0 ? std::to_string(r.number) : "-";
         std::snprintf(line, sizeof line,
-                      "%-3d %-24s %-4s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
-                      r.number, r.kernel.c_str(), to_string(s.dtype),
+                      "%-3s %-24s %-4s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
+                      number.c_str(), r.kernel.c_str(), to_string(s.dtype),
                       (std::string(s.layout == Layout::RowMajor ? "row" : "col") + "/" + s.ops()).c_str(),
                       (long long)s.shape.m, (long long)s.shape.n, (long long)s.shape.k, r.timing.median_ms,
                       r.timing.min_ms, r.timing.max_ms, r.gflops, opt_pct(r.pct_cublas).c_str(),

@@ -15,7 +15,23 @@
 // flat 16 x 16 grid) and tile shapes as template parameters; the register-staged double
 // buffer and its single barrier per k tile are rung 12's.
 // Seeds: public warp-tiling designs (CUTLASS's GemmShape hierarchy); builds on 000 §3.5.5-3.5.8.
-// Measured effect: see docs/ladder.md (rung 13 row).
+// Measured effect (H200, .perf/cfg_bench, row-major NN, median of 21, 2026-11-22; the registry
+// row runs the fastest: 128x256x16 for float, 128x64x8 for double):
+//   f32 4096^3: 128x256x16 47.1 TFLOP/s (0.936x cuBLAS 50.4), 128x256x8 45.0, 128x128x8 41.0;
+//               rung 12 44.0 / 44.2 (two timings). 2048^3: 128x256x16 45.3 (0.935x), rung 12 42.9.
+//   f64 4096^3: 128x64x8 23.8, 128x128x16 23.5, 128x128x8 22.3; rung 12 22.2.
+// Warp tiling on rung 12's own 128x128x8 / 8x8 shape is NOT faster (41.0 vs 44.0 f32): ncu at
+// 4096^3 f32 (one launch each) shows the idea working where it was aimed, shared-memory load
+// bank conflicts 36,953 -> 5,827 and store conflicts 23,399 -> 950, 2.5% fewer instructions,
+// but warps wait longer on the fragment loads (short-scoreboard stall 0.49 -> 0.83 cycles per
+// issued instruction, dispatch stall 0.55 -> 0.77; FMA pipe 68.2% -> 64.5% active, 4.10 ->
+// 4.42 ms): with 64x32 warp tiles a warp's fragment reads cover fewer distinct vectors, so
+// they are cheaper but the FMAs of one k step depend on them sooner. What pays is what warp
+// tiles make expressible: a 64x64 warp tile of 8x16 thread tiles (128x256 block, one block per
+// SM at ~240 registers) reads 24 operands per 128 FMAs instead of 16 per 64, and BK = 16
+// halves the barriers that, with one block per SM, stall the whole SM.
+// Register check: -Xptxas=-warn-spills reports no spill and no local memory for any listed
+// configuration (float 128x128x16 spilled 100 bytes in its TT instantiation and is not listed).
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"
@@ -110,9 +126,11 @@ void launch_warp_tile_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
     });
 }
 
+// The registry row runs the configuration measured fastest at 4096^3 (see the header).
 template <class T>
 void launch_warp_tile(const GemmArgs<T>& g, cudaStream_t stream) {
-    launch_warp_tile_cfg<Cfg128x128x8>(g, stream);
+    if constexpr (sizeof(T) == 4) launch_warp_tile_cfg<Cfg128x256x16>(g, stream);
+    else launch_warp_tile_cfg<Cfg128x64x8>(g, stream);
 }
 
 // The configurations that exist (tile_configs.hpp names them).
@@ -120,6 +138,12 @@ template void launch_warp_tile_cfg<Cfg128x128x8, float>(const GemmArgs<float>&, 
 template void launch_warp_tile_cfg<Cfg128x256x8, float>(const GemmArgs<float>&, cudaStream_t);
 template void launch_warp_tile_cfg<Cfg128x64x8, float>(const GemmArgs<float>&, cudaStream_t);
 template void launch_warp_tile_cfg<Cfg64x64x8, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg64x64x16, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x256x16, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x64x16, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x64x8, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg128x128x16, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_warp_tile_cfg<Cfg64x64x16, double>(const GemmArgs<double>&, cudaStream_t);
 template void launch_warp_tile_cfg<Cfg128x128x8, double>(const GemmArgs<double>&, cudaStream_t);
 template void launch_warp_tile_cfg<Cfg64x64x8, double>(const GemmArgs<double>&, cudaStream_t);
 

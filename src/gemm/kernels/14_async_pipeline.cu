@@ -9,15 +9,36 @@
 // leaves the registers to the accumulators. Edge tiles use cp.async's zero fill: a copy with
 // src-size < 16 reads only the bytes inside the matrix and writes zeros for the rest (src-size
 // 0 reads nothing at all), so predication costs no extra instructions.
-// Transposes: cp.async cannot scatter one 16-byte vector over four shared rows, so a
-// k-contiguous operand (A with op T, B with op N: the NN hot path's B) is copied element by
-// element (4- or 8-byte cp.async, still one coalesced 32-byte sector per 8 threads) into the
-// same (BK, BN + pad) layout; an mn-contiguous operand moves in 16-byte copies when aligned.
+// Layouts: cp.async cannot scatter one 16-byte vector over four shared rows, so an operand
+// that is k-contiguous in memory (B with op N: the NN hot path's B) is kept in its global
+// layout, an mn-major (BN, BK + V) tile filled by 16-byte copies, and read as TN LDS.128 of V
+// consecutive k per column (mma_warp_tile_nmajor_b); its columns are dealt to lanes one by one
+// so that the 4 lane columns of a read are 4 consecutive padded rows (no bank conflict). A
+// k-contiguous A (op T, off the hot path) is still transposed element by element (4- or 8-byte
+// cp.async) into rung 13's (BK, BM + pad) layout; an mn-contiguous operand moves in 16-byte
+// copies when aligned.
 // Changed from rung 13: the global -> shared stage (cp.async into S buffers instead of
-// registers + stores into 2), one barrier per k tile kept; warp tiling, fragment reads, the
-// outer product and the epilogue are rung 13's.
+// registers + stores into 2), one barrier per k tile kept; warp tiling, the A fragment reads,
+// the outer product and the epilogue are rung 13's.
 // Seeds: none (sm_80+ hardware); extends 000 §3.5.5's prefetch to a deeper queue.
-// Measured effect: see docs/ladder.md (rung 14 row).
+// Measured effect (H200, .perf/cfg_bench, row-major NN, median of 21, 2026-11-22): SLOWER than
+// rungs 12-13 in float, level in double.
+//   f32 4096^3: 128x256x16 s3 41.1 TFLOP/s (registry row) vs rung 13's same tile 47.1 and rung 12
+//               44.0; 128x128x8 s4 36.4 vs 41.0 (13). 2048^3: 40.1 vs 45.3 (13).
+//   f64 4096^3: 128x64x16 s3 23.8 (registry row), 128x64x8 s4 23.5 vs rung 13 23.8, rung 12 22.2.
+// Why (measured, not guessed): (1) the 4-byte copies of B were not the cause: replacing them by
+// 16-byte copies into the mn-major tile moved 128x128x8 s4 from 38.0 (first bench, 4-byte
+// copies) to 36.4-36.5 TFLOP/s. (2) There was no memory latency left to hide: ncu at 4096^3 f32
+// (128x128 tiles, one launch each) gives a long-scoreboard stall of 0.00 (12), 0.01 (13),
+// 0.02 (14) cycles per issued instruction: rung 12's one-tile register prefetch already hides
+// global latency, so S-1 tiles in flight buy nothing. (3) What the pipeline costs is issue
+// slots: 14 executes 7% more instructions than 13 (2.654G vs 2.482G: copy address and
+// predicate arithmetic, cp.async groups, stage rotation) and its dispatch stall is 1.32 cycles
+// per issued instruction vs 0.77 (13) and 0.55 (12); the FMA pipe is active 56.7% of cycles vs
+// 64.5% (13), 68.2% (12); 4.97 vs 4.42 ms under ncu. (The mn-major B fragments also hold
+// TN x V values live, 32 registers at 8x8 float, which caps the 128-register, 2-block kernels.)
+// Bank conflicts are not it: 9,993 shared-load conflicts (13: 5,827; 12: 36,953) and 0 on stores.
+// In double, where DFMA at half rate leaves issue slots free, 14 matches 13 (23.8 vs 23.8).
 
 #include <cstdint>
 
@@ -55,28 +76,37 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // ------------------------------------------------------------- global -> shared (asynchronous)
 
-/// Issues the cp.async copies of one (BMN, BK) operand tile into a (BK, LD) shared tile, with
-/// the same shared layout as rung 13's GmemTileLoader. Chunks are 16 bytes (V elements) for
-/// an mn-contiguous operand on the vector path, one element otherwise (k-contiguous operands
-/// are transposed element by element; unaligned operands cannot use 16-byte copies).
-template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec>
+/// Issues the cp.async copies of one (BMN, BK) operand tile into shared memory. Two layouts:
+/// - k-major (BK, BMN + pad), rung 13's: an mn-contiguous operand moves in 16-byte copies when
+///   aligned; a k-contiguous one that must be transposed (A with op T here) element by element.
+/// - MnMajor (BMN, BK + V): a k-contiguous operand (the NN hot path's B) keeps the layout it has
+///   in global memory, so it too moves in 16-byte copies (one element each when unaligned). The
+///   V elements of row padding put 4 consecutive rows on 4 different 16-byte bank groups, which
+///   is what the fragment read (mma_warp_tile_nmajor_b) needs to be conflict-free.
+template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec, bool MnMajor = false>
 struct AsyncTileLoader {
-    static constexpr int V = (Vec && !KContig) ? tile::kVecWidth<T> : 1; // elements per copy
+    static_assert(!MnMajor || KContig, "only a k-contiguous operand is kept mn-major");
+    static constexpr bool kTranspose = KContig && !MnMajor; // element-wise scatter into k-major
+    static constexpr int V = (Vec && !kTranspose) ? tile::kVecWidth<T> : 1; // elements per copy
     static constexpr int kCopyBytes = V * int(sizeof(T));
     static constexpr int kLine = KContig ? BK : BMN;
     static constexpr int kLines = KContig ? BMN : BK;
     static constexpr int kChunksPerLine = kLine / V;
     static constexpr int kLinesPerPass = Threads / kChunksPerLine;
     static constexpr int kPasses = kLines / kLinesPerPass;
-    static constexpr int LD = BMN + tile::kSmemPad<T, KContig>; // shared row stride (elements)
+    // Shared row stride (elements): rows run along mn (k-major) or along k (MnMajor).
+    static constexpr int LD = MnMajor ? BK + tile::kVecWidth<T> : BMN + tile::kSmemPad<T, KContig>;
+    static constexpr int kTileElems = (MnMajor ? BMN : BK) * LD; // one stage's tile, elements
     // Shared-memory distance between a thread's consecutive passes.
-    static constexpr int kPassSmem = (KContig ? kLinesPerPass : kLinesPerPass * LD) * int(sizeof(T));
+    static constexpr int kPassSmem =
+        (kTranspose ? kLinesPerPass : kLinesPerPass * LD) * int(sizeof(T));
 
     static_assert(kLine % V == 0, "the contiguous tile extent must be a multiple of the copy width");
     static_assert(Threads % kChunksPerLine == 0,
                   "threads must cover whole lines of the tile (Threads % (line / V) == 0)");
     static_assert(kLines % kLinesPerPass == 0,
                   "the tile's lines must split evenly over passes of the thread block");
+    static_assert((LD * sizeof(T)) % 16 == 0, "shared rows must stay 16-byte aligned");
 
     const T* ptr;     // this thread's first chunk in the next k tile to issue
     int64_t ld;       // leading dimension of the stored operand
@@ -94,7 +124,7 @@ struct AsyncTileLoader {
         const int64_t mn = mn_origin + (KContig ? line0 : pos0);
         const int64_t kk = KContig ? pos0 : line0;
         ptr = KContig ? X + kk + mn * ld : X + mn + kk * ld;
-        dst_off = uint32_t((KContig ? pos0 * LD + line0 : line0 * LD + pos0) * int(sizeof(T)));
+        dst_off = uint32_t((kTranspose ? pos0 * LD + line0 : line0 * LD + pos0) * int(sizeof(T)));
     }
 
     /// Issues the copies of the current k tile (depth k_rem = min(K - origin, BK) >= 1) into
@@ -125,31 +155,77 @@ struct AsyncTileLoader {
 
 // --------------------------------------------------------------------------------- the kernel
 
+/// Fragment read + multiply-accumulate over one (BK) deep stage when op(B) is stored mn-major,
+/// (BN, BK + V): each 16-byte read of a B row gives V consecutive k of one column n, so the
+/// thread first reads its TN columns for k .. k+V-1 (TN LDS.128, the same count per k tile as
+/// the k-major read), then runs V outer products with A fragments read per k as in rung 13.
+/// The thread's columns are n_off + j * LanesN (j < TN): at a given j the warp's 4 distinct
+/// lane_n read 4 consecutive rows, which the V-element row padding puts on different banks.
+template <class Cfg, class T, int LDA, int LDB>
+__device__ __forceinline__ void mma_warp_tile_nmajor_b(T (&acc)[Cfg::TM][Cfg::TN], const T* a_row,
+                                                       const T* b_row) {
+    using Map = tile::WarpTileMap<Cfg, T>;
+    constexpr int V = tile::kVecWidth<T>;
+#pragma unroll
+    for (int kc = 0; kc < Cfg::BK; kc += V) {
+        T bk[Cfg::TN][V]; // (TN, V): columns x k of this k chunk
+#pragma unroll
+        for (int j = 0; j < Cfg::TN; ++j)
+            tile::vec_load(b_row + j * Cfg::kLanesN * LDB + kc, bk[j]);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            T a[Cfg::TM], b[Cfg::TN];
+            tile::load_fragment<T, Cfg::TM, Map::kRun, Map::kStrideM>(a, a_row + (kc + v) * LDA);
+#pragma unroll
+            for (int j = 0; j < Cfg::TN; ++j) b[j] = bk[j][v];
+            tile::outer_product(acc, a, b);
+        }
+    }
+}
+
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 struct AsyncPipelineKernel {
+    // op(B) is k-contiguous when B is not transposed: keep it mn-major (16-byte copies).
+    static constexpr bool kBMnMajor = !TransB;
     using LoadA = AsyncTileLoader<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
-    using LoadB = AsyncTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec>;
-    static constexpr int kSizeA = Cfg::BK * LoadA::LD; // one (BK, BM + pad) tile, elements
-    static constexpr int kSizeB = Cfg::BK * LoadB::LD; // one (BK, BN + pad) tile, elements
+    using LoadB =
+        AsyncTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec, kBMnMajor>;
+    static constexpr int kSizeA = LoadA::kTileElems; // one (BK, BM + pad) tile, elements
+    static constexpr int kSizeB = LoadB::kTileElems; // (BK, BN) k-major or (BN, BK + V) mn-major
     static constexpr int kStageBytes = (kSizeA + kSizeB) * int(sizeof(T));
     static constexpr int kSmemBytes = Cfg::kStages * kStageBytes;
     static_assert((kSizeA * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
+    static_assert(kStageBytes % 16 == 0, "stages must start 16-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
 
+/// Resident blocks per SM for __launch_bounds__: rung 13's, except when both operands are
+/// k-contiguous (op(A) = A^T scattered element by element plus the mn-major B fragments), which
+/// needs a few registers more than the 2-block cap of 128 leaves (ptxas -warn-spills); that
+/// off-hot-path case gets one block fewer.
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
-__global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, Vec>))
+inline constexpr int kPipelineMinBlocks = [] {
+    const int b = tile::kMinBlocksPerSm<Cfg, T, Vec>;
+    return (TransA && !TransB && b > 1) ? b - 1 : b;
+}();
+
+template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
+__global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, TransA, TransB, Vec>))
     async_pipeline_kernel(GemmArgs<T> g, bool n_on_x) {
     using K = AsyncPipelineKernel<Cfg, T, TransA, TransB, Vec>;
     using Map = tile::WarpTileMap<Cfg, T>;
     constexpr int BK = Cfg::BK, S = Cfg::kStages;
-    // Stage s holds an op(A) tile (BK, BM + pad) followed by an op(B) tile (BK, BN + pad).
+    // Stage s holds an op(A) tile (BK, BM + pad) followed by an op(B) tile.
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* const smem = reinterpret_cast<T*>(smem_raw);
     const uint32_t smem_u32 = uint32_t(__cvta_generic_to_shared(smem_raw));
 
     const int tid = threadIdx.x;
     const Map map(tid);
+    // First column of this thread: rung 13's run start, or (mn-major B) one column per lane,
+    // the thread's TN columns then stepping by LanesN.
+    const int lane_n = (tid % 32) / Cfg::kLanesM;
+    const int n_off = K::kBMnMajor ? map.n_off - lane_n * Map::V + lane_n : map.n_off;
     int64_t row0, col0;
     tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
 
@@ -159,8 +235,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
 
     // gmem -> smem, asynchronously: one commit group per k tile (possibly empty, so that
     // "group t is tile t" holds for the wait count below).
-    int64_t issue_left = g.k; // k elements from the next tile to issue to the end of k
-    const auto issue_next = [&](int stage) {
+    // issue_left: k elements from the next tile to issue to the end of k.
+    const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
             const uint32_t base = smem_u32 + uint32_t(stage * K::kStageBytes);
             const int depth = tile::tile_depth<BK>(issue_left);
@@ -168,33 +244,38 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
             load_b.issue(base + uint32_t(K::kSizeA * sizeof(T)), depth, g.B);
             load_a.advance();
             load_b.advance();
-            issue_left -= BK;
         }
         cp_async_commit();
     };
 
     // Prologue: tiles 0 .. S-2 in flight.
 #pragma unroll
-    for (int s = 0; s < S - 1; ++s) issue_next(s);
+    for (int s = 0; s < S - 1; ++s) issue_next(s, g.k - int64_t(s) * BK);
 
     int read_stage = 0, write_stage = S - 1;
     for (int64_t k_left = g.k;; k_left -= BK) {
         cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
         __syncthreads();        // everyone's have; and everyone is done with the previous tile
-        issue_next(write_stage); // refill the stage the previous tile was read from
+        issue_next(write_stage, k_left - int64_t(S - 1) * BK); // refill the stage just retired
         // smem -> registers -> FMA on the current tile
         const T* a = smem + read_stage * (K::kStageBytes / int(sizeof(T)));
-        tile::mma_warp_tile<Cfg, T, K::LoadA::LD, K::LoadB::LD>(acc, a + map.m_off,
-                                                                a + K::kSizeA + map.n_off);
+        if constexpr (K::kBMnMajor)
+            mma_warp_tile_nmajor_b<Cfg, T, K::LoadA::LD, K::LoadB::LD>(
+                acc, a + map.m_off, a + K::kSizeA + n_off * K::LoadB::LD);
+        else
+            tile::mma_warp_tile<Cfg, T, K::LoadA::LD, K::LoadB::LD>(acc, a + map.m_off,
+                                                                    a + K::kSizeA + n_off);
         if (k_left <= BK) break;
         read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
         write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
     }
     cp_async_wait<0>(); // leave no copy in flight (only empty groups can remain here)
 
-    // epilogue
-    tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, Map::kRun, Map::kStrideN>(
-        g, acc, row0 + map.m_off, col0 + map.n_off);
+    // epilogue: columns are runs of V (k-major B) or single columns LanesN apart (mn-major B)
+    constexpr int kRunN = K::kBMnMajor ? 1 : Map::kRun;
+    constexpr int kStrideN = K::kBMnMajor ? Cfg::kLanesN : Map::kStrideN;
+    tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, kRunN, kStrideN>(
+        g, acc, row0 + map.m_off, col0 + n_off);
 }
 
 template <class Cfg, class T, bool TA, bool TB, bool Vec>
@@ -218,17 +299,25 @@ void launch_async_pipeline_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
     });
 }
 
+// The registry row runs the configuration measured fastest at 4096^3 (see the header).
 template <class T>
 void launch_async_pipeline(const GemmArgs<T>& g, cudaStream_t stream) {
-    launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>>(g, stream);
+    if constexpr (sizeof(T) == 4) launch_async_pipeline_cfg<WithStages<Cfg128x256x16, 3>>(g, stream);
+    else launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>>(g, stream);
 }
 
 // The configurations that exist (tile_configs.hpp names them).
 template void launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
-template void launch_async_pipeline_cfg<WithStages<Cfg128x128x16, 3>, float>(const GemmArgs<float>&, cudaStream_t);
+
 template void launch_async_pipeline_cfg<WithStages<Cfg128x256x8, 3>, float>(const GemmArgs<float>&, cudaStream_t);
 template void launch_async_pipeline_cfg<WithStages<Cfg128x64x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
 template void launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg64x64x16, 3>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x256x16, 3>, float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x64x8, 4>, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg128x128x16, 3>, double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_async_pipeline_cfg<WithStages<Cfg64x64x16, 3>, double>(const GemmArgs<double>&, cudaStream_t);
 template void launch_async_pipeline_cfg<WithStages<Cfg128x128x8, 4>, double>(const GemmArgs<double>&, cudaStream_t);
 template void launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, double>(const GemmArgs<double>&, cudaStream_t);
 

@@ -215,8 +215,10 @@ __device__ __forceinline__ void outer_product(T (&acc)[TM][TN], const T (&a)[TM]
 
 // ------------------------------------------------------------------ warp-tiled thread layout
 
-/// Rung 13's thread layout (used by 13 and 14): the block tile is cut into (WM, WN) warp
-/// tiles, warp w taking warp tile (w % WarpsM, w / WarpsM); inside a warp tile, lane l owns a
+/// Rung 13's thread layout (used by 13, and by 14 for A and for an mn-contiguous B; 14 deals
+/// the columns of a k-contiguous B to lanes one by one, see mma_warp_tile_nmajor_b): the block
+/// tile is cut into (WM, WN) warp tiles,
+/// warp w taking warp tile (w % WarpsM, w / WarpsM); inside a warp tile, lane l owns a
 /// (TM, TN) thread tile made of 16-byte runs (V elements), interleaved across the lanes:
 ///   rows    m_off + r * LanesM * V + (0 .. V-1),  r = 0 .. TM/V - 1,  m_off = lane_m * V
 ///   columns n_off + c * LanesN * V + (0 .. V-1),  c = 0 .. TN/V - 1,  n_off = lane_n * V

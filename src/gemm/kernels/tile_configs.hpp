@@ -47,10 +47,18 @@ using Cfg128x128x8 = TileConfig<GemmShape<128, 128, 8>, GemmShape<64, 32, 1>, Ge
 using Cfg128x128x16 = TileConfig<GemmShape<128, 128, 16>, GemmShape<64, 32, 1>, GemmShape<8, 8, 1>, 2>;
 /// 128x256x8, 8 warps of 64x64, 8x16 per thread: fewer shared-memory reads per FMA.
 using Cfg128x256x8 = TileConfig<GemmShape<128, 256, 8>, GemmShape<64, 64, 1>, GemmShape<8, 16, 1>, 2>;
+/// 128x256x16, 8 warps of 64x64, 8x16 per thread: one block per SM (registers), so the
+/// 16-deep k tile halves the barriers that stall the whole SM.
+using Cfg128x256x16 = TileConfig<GemmShape<128, 256, 16>, GemmShape<64, 64, 1>, GemmShape<8, 16, 1>, 2>;
+/// 128x64x16, 4 warps of 64x32, 8x8 per thread, 128 threads (double: 2 blocks per SM).
+using Cfg128x64x16 = TileConfig<GemmShape<128, 64, 16>, GemmShape<64, 32, 1>, GemmShape<8, 8, 1>, 2>;
 /// 128x64x8, 4 warps of 64x32, 8x8 per thread, 128 threads: twice the blocks of 128x128.
 using Cfg128x64x8 = TileConfig<GemmShape<128, 64, 8>, GemmShape<64, 32, 1>, GemmShape<8, 8, 1>, 2>;
 /// 64x64x8, 4 warps of 32x32, 4x8 per thread, 128 threads: small problems, many blocks.
 using Cfg64x64x8 = TileConfig<GemmShape<64, 64, 8>, GemmShape<32, 32, 1>, GemmShape<4, 8, 1>, 2>;
+/// 64x64x16, 8 warps of 32x16, 4x4 per thread, 256 threads: the mid-size tile (1024^2 C is
+/// 256 tiles: ~2 blocks = 16 warps per SM, where 64x64x8 has 8).
+using Cfg64x64x16 = TileConfig<GemmShape<64, 64, 16>, GemmShape<32, 16, 1>, GemmShape<4, 4, 1>, 2>;
 
 /// Rung 14's pipelined versions of the same shapes.
 template <class Cfg, int Stages>
