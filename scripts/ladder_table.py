@@ -51,18 +51,18 @@ def main() -> int:
         big = sizes[-1]
         print(f"| # | rung | seed | f32 GFLOP/s at {big} (% of cuBLAS) |")
         print("|---|---|---|---|")
-        for (dtype, number, kernel), by_size in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        for (dtype, number, kernel), by_size in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] if kv[0][1] >= 0 else 1 << 30)):
             if dtype == "f32":
-                print(f"| {number} | {kernel} | {info.get(number, ('', ''))[0]} | {fmt(by_size.get(big))} |")
+                print(f"| {number if number >= 0 else '-'} | {kernel} | {info.get(number, ('', ''))[0]} | {fmt(by_size.get(big))} |")
         return 0
 
     for dtype in sorted({k[0] for k in cells}):
         print(f"**{dtype}**, GFLOP/s (% of cuBLAS in the same run)\n")
         print("| # | rung | " + " | ".join(str(s) for s in sizes) + " |")
         print("|---|---|" + "---|" * len(sizes))
-        for (dt, number, kernel), by_size in sorted(cells.items(), key=lambda kv: kv[0][1]):
+        for (dt, number, kernel), by_size in sorted(cells.items(), key=lambda kv: kv[0][1] if kv[0][1] >= 0 else 1 << 30):
             if dt == dtype:
-                print(f"| {number} | {kernel} | " + " | ".join(fmt(by_size.get(s)) for s in sizes) + " |")
+                print(f"| {number if number >= 0 else '-'} | {kernel} | " + " | ".join(fmt(by_size.get(s)) for s in sizes) + " |")
         print()
     return 0
 

@@ -27,7 +27,7 @@ def main() -> int:
         if not row.get("pass"):
             continue  # a failing row has no meaningful speed
         size = round((row["m"] * row["n"] * row["k"]) ** (1 / 3))
-        label = f'{row["number"]:>2} {row["kernel"]}'
+        label = f'{row["number"]:>2} {row["kernel"]}' if row["number"] >= 0 else row["kernel"]
         panels[(row["dtype"], f'{row["layout"]}/{row["op"]}')][label].append((size, row["gflops"]))
     if not panels:
         print("plot.py: no passing rows to plot", file=sys.stderr)
@@ -35,9 +35,15 @@ def main() -> int:
 
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
     for ax, (key, kernels) in zip(axes[0], sorted(panels.items())):
-        for label in sorted(kernels, key=lambda s: int(s.split()[0])):
+        def order(label):  # rungs by number, auto last
+            head = label.split()[0]
+            return int(head) if head.isdigit() else 1 << 30
+
+        colors = plt.get_cmap("tab20").colors
+        for i, label in enumerate(sorted(kernels, key=order)):
             pts = sorted(kernels[label])
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+            style = dict(color="black", linestyle="--") if order(label) == 1 << 30 else dict(color=colors[i % 20])
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label, **style)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("size (cube root of m*n*k)")
         ax.set_ylabel("GFLOP/s")
