@@ -12,7 +12,7 @@
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
 //   rows its tiles waste, which steers it to the 64-wide tiles.
 // - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
-//   .perf/cfg_bench sweep of 2026-11-22, median of 21): the full-chip rate, where every SM
+//   .perf/cfg_bench sweep of 2026-11-22, a scratch harness outside the repository, median of 21): the full-chip rate, where every SM
 //   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
 //   together.
 // - utilisation = min(1, resident warps / kSaturatingWarps), resident warps = min(blocks on the

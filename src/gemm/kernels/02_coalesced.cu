@@ -7,7 +7,9 @@
 // Changed from rung 1: only the thread-to-element mapping (x <-> y swapped).
 // Seeds: 001 v1, whose column-major kernel already uses this mapping ("reading A coalesces as tx
 // varies, B triggers several transactions").
-// Measured effect: see docs/ladder.md (rung 2 row, and the global load efficiency of 1 vs 2).
+// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
+// row-major nn): f32 1024^3 5,983 GFLOP/s (20% of cuBLAS), 4096^3 4,752 GFLOP/s (10% of cuBLAS);
+// f64 1024^3 3,730 GFLOP/s (10% of cuBLAS), 4096^3 2,694 GFLOP/s (5% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"

@@ -9,7 +9,9 @@
 // Changed from rung 3: a second register set for op(A) and op(B) and the load/multiply order
 // (load p + 1, then multiply p). Tiles, thread mapping, depth-8 unroll and epilogue are rung 3's.
 // Seeds: 000 §3.5.5 (global_depth8_preload_delay: MAC_4x4 / MAC_4x4_BLK on alternating halves).
-// Measured effect: see docs/ladder.md (rung 4 row).
+// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
+// row-major nn): f32 1024^3 9,774 GFLOP/s (32% of cuBLAS), 4096^3 11,841 GFLOP/s (24% of cuBLAS);
+// f64 1024^3 10,131 GFLOP/s (26% of cuBLAS), 4096^3 7,649 GFLOP/s (14% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
 #include <string>
 

@@ -11,7 +11,9 @@
 // Changed from rung 10: the thread-tile layout (rows/columns tm*8 + i  ->  tm*V + r*16V + i),
 // in the fragment loads and in the epilogue; nothing else.
 // Seeds: 000 §3.5.7-3.5.8 (interleaved LDS reads, bank-conflict analysis).
-// Measured effect: see docs/ladder.md (rung 11 row).
+// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
+// row-major nn): f32 1024^3 15,325 GFLOP/s (51% of cuBLAS), 4096^3 40,244 GFLOP/s (81% of cuBLAS);
+// f64 1024^3 9,281 GFLOP/s (24% of cuBLAS), 4096^3 16,040 GFLOP/s (29% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"

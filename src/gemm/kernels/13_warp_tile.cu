@@ -15,7 +15,12 @@
 // flat 16 x 16 grid) and tile shapes as template parameters; the register-staged double
 // buffer and its single barrier per k tile are rung 12's.
 // Seeds: public warp-tiling designs (CUTLASS's GemmShape hierarchy); builds on 000 §3.5.5-3.5.8.
-// Measured effect (H200, .perf/cfg_bench, row-major NN, median of 21, 2026-11-22; the registry
+// Measured effect with the project's bench (H200, 2026-11-22, `gemmlab bench --dtype f32,f64`
+// from scripts/gpu-check.sh, row-major nn, default configuration): f32 1024^3 10,843 GFLOP/s (36% of cuBLAS), 4096^3 46,794 GFLOP/s (94% of cuBLAS);
+// f64 1024^3 18,518 GFLOP/s (48% of cuBLAS), 4096^3 22,651 GFLOP/s (41% of cuBLAS).
+// The per-configuration figures below come from a scratch sweep (not in the repository) of the
+// same kernels, used to choose the defaults and the auto rules:
+// Sweep (H200,  row-major NN, median of 21, 2026-11-22; the registry
 // row runs the fastest: 128x256x16 for float, 128x64x8 for double):
 //   f32 4096^3: 128x256x16 47.1 TFLOP/s (0.936x cuBLAS 50.4), 128x256x8 45.0, 128x128x8 41.0;
 //               rung 12 44.0 / 44.2 (two timings). 2048^3: 128x256x16 45.3 (0.935x), rung 12 42.9.

@@ -21,7 +21,12 @@
 // registers + stores into 2), one barrier per k tile kept; warp tiling, the A fragment reads,
 // the outer product and the epilogue are rung 13's.
 // Seeds: none (sm_80+ hardware); extends 000 §3.5.5's prefetch to a deeper queue.
-// Measured effect (H200, .perf/cfg_bench, row-major NN, median of 21, 2026-11-22): SLOWER than
+// Measured effect with the project's bench (H200, 2026-11-22, `gemmlab bench --dtype f32,f64`
+// from scripts/gpu-check.sh, row-major nn, default configuration): f32 1024^3 9,691 GFLOP/s (32% of cuBLAS), 4096^3 41,070 GFLOP/s (82% of cuBLAS);
+// f64 1024^3 18,979 GFLOP/s (49% of cuBLAS), 4096^3 23,202 GFLOP/s (42% of cuBLAS).
+// The per-configuration figures below come from a scratch sweep (not in the repository) of the
+// same kernels, used to choose the defaults and the auto rules:
+// Sweep (H200,  row-major NN, median of 21, 2026-11-22): SLOWER than
 // rungs 12-13 in float, level in double.
 //   f32 4096^3: 128x256x16 s3 41.1 TFLOP/s (registry row) vs rung 13's same tile 47.1 and rung 12
 //               44.0; 128x128x8 s4 36.4 vs 41.0 (13). 2048^3: 40.1 vs 45.3 (13).
