@@ -448,6 +448,10 @@ TEST(Check, GammaAndDescribe) {
     EXPECT_EQ(ref::error_gamma<float>(0), 6 * 0x1p-24);
     EXPECT_EQ(ref::error_gamma<float>(1021), 2048 * 0x1p-24);
     EXPECT_EQ(ref::error_gamma<double>(125), 256 * 0x1p-53);
+    // TF32: two inputs each rounded to 10 explicit mantissa bits, then the FP32 accumulation.
+    EXPECT_EQ(ref::error_gamma<float>(1021, gemmlab::Precision::Tf32), 0x1p-10 + 0x1p-22 + 2048 * 0x1p-24);
+    // Double has no TF32 mode: the same bound either way.
+    EXPECT_EQ(ref::error_gamma<double>(125, gemmlab::Precision::Tf32), 256 * 0x1p-53);
     ref::CheckResult r;
     r.worst_row = 12;
     r.worst_col = 7;

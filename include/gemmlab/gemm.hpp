@@ -16,6 +16,19 @@ enum class Layout { RowMajor, ColMajor };
 /// op(X) = X (N) or X^T (T).
 enum class Op { N, T };
 
+/// Which arithmetic a call may use, in the spirit of cuBLAS compute types and PyTorch's
+/// `float32_matmul_precision`. The default never gives less than the input type's own accuracy;
+/// a faster, less accurate mode is only ever the caller's explicit choice.
+enum class Precision {
+    /// Results within the input type's own error bound (unit roundoff 2^-24 for float, 2^-53 for
+    /// double): CUDA-core FP32/FP64 or a tensor-core method that meets the same bound (FP64 DMMA,
+    /// error-compensated 3xTF32).
+    Default,
+    /// Float only (no effect on double): allows TF32 tensor-core math, inputs rounded to 10
+    /// explicit mantissa bits (unit roundoff 2^-11) and FP32 accumulation. Faster, less accurate.
+    Tf32,
+};
+
 /// Per-call options.
 struct GemmOptions {
     /// Which rung computes the product: "auto" (the default: the fastest rung that fits the
@@ -23,6 +36,10 @@ struct GemmOptions {
     std::string kernel = "auto";
     /// Stream the work is enqueued on; the call does not synchronize it.
     cudaStream_t stream = nullptr;
+    /// The arithmetic `auto` may pick. A rung named in `kernel` keeps its own math whatever this
+    /// says (naming "tf32" means TF32), and cuBLAS (rung 0) follows it (TF32 allows
+    /// CUBLAS_COMPUTE_32F_FAST_TF32).
+    Precision precision = Precision::Default;
 };
 
 /// BLAS-style GEMM on device memory: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
@@ -62,6 +79,7 @@ extern template Status validate_gemm<double>(Layout, Op, Op, int64_t, int64_t, i
                                              const double*, int64_t, const double*, int64_t,
                                              double, const double*, int64_t, const GemmOptions&);
 
+constexpr const char* to_string(Precision p) noexcept { return p == Precision::Tf32 ? "tf32" : "default"; }
 constexpr const char* to_string(Layout l) noexcept { return l == Layout::RowMajor ? "row" : "col"; }
 constexpr char to_char(Op o) noexcept { return o == Op::N ? 'n' : 't'; }
 

@@ -64,7 +64,7 @@ Status check_operand(Layout layout, const Operand& x) {
 template <class T>
 Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
                 const T* A, int64_t lda, const T* B, int64_t ldb, const T* C, int64_t ldc,
-                const GemmOptions& options, detail::Launcher<T>* launcher) {
+                const GemmOptions& options, detail::RungLauncher* launcher) {
     for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
         if (v < 0)
             return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
@@ -85,18 +85,24 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
     if (reads_ab && !B) return fail(Status::NullPointer, "B is null but k = " + std::to_string(k) + " > 0 and alpha != 0");
 
     if (options.kernel == "auto") {
-        *launcher = &detail::launch_auto<T>;
+        *launcher = &detail::launch_auto;
         return Status::Success;
     }
     for (const auto& rung : detail::rung_table()) {
         const auto& info = rung.info;
         if (std::string_view(options.kernel) != info.name && options.kernel != std::to_string(info.number))
             continue;
-        *launcher = rung.launcher<T>();
-        if (!*launcher)
+        if (!info.supports(data_type_of<T>())) {
+            std::string has;
+            for (DataType t : {DataType::F32, DataType::F64})
+                if (info.supports(t)) has += std::string(has.empty() ? "" : ", ") + to_string(t);
             return fail(Status::UnsupportedType, "kernel '" + options.kernel + "' (rung " +
-                                                     std::to_string(info.number) + ") has no " +
-                                                     (sizeof(T) == 4 ? "float" : "double") + " version");
+                                                     std::to_string(info.number) + ", " +
+                                                     std::string(info.name) + ") supports " + has +
+                                                     " only; this call's type is " +
+                                                     to_string(data_type_of<T>()));
+        }
+        *launcher = rung.launch;
         return Status::Success;
     }
     return fail(Status::UnknownKernel, "kernel = '" + options.kernel +
@@ -142,7 +148,7 @@ Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
                      const T* A, int64_t lda, const T* B, int64_t ldb, T /*beta*/, const T* C,
                      int64_t ldc, const GemmOptions& options) {
     t_last_error.clear();
-    detail::Launcher<T> launcher = nullptr;
+    detail::RungLauncher launcher = nullptr;
     return validate(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, options, &launcher);
 }
 
@@ -151,16 +157,18 @@ Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T 
             int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc,
             const GemmOptions& options) {
     t_last_error.clear();
-    detail::Launcher<T> launcher = nullptr;
+    detail::RungLauncher launcher = nullptr;
     if (Status s = validate(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, options, &launcher);
         s != Status::Success)
         return s;
     if (m == 0 || n == 0) return Status::Success;
 
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
-    detail::GemmArgs<T> g{m, n, k, alpha, A, lda, op_a == Op::T, B, ldb, op_b == Op::T, beta, C, ldc};
+    detail::Problem g{data_type_of<T>(), options.precision, m, n, k, double(alpha), A, lda,
+                      op_a == Op::T, B, ldb, op_b == Op::T, double(beta), C, ldc};
     if (layout == Layout::RowMajor)
-        g = {n, m, k, alpha, B, ldb, op_b == Op::T, A, lda, op_a == Op::T, beta, C, ldc};
+        g = {data_type_of<T>(), options.precision, n, m, k, double(alpha), B, ldb,
+             op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc};
 
     int count = 0, device = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {

@@ -1,5 +1,5 @@
 #pragma once
-// Internal view of the rung table: the public KernelInfo plus the launchers.
+// Internal view of the rung table: the public KernelInfo plus the launcher.
 
 #include <span>
 
@@ -10,14 +10,7 @@ namespace gemmlab::detail {
 
 struct Rung {
     KernelInfo info;
-    Launcher<float> f32;  ///< nullptr when the rung has no float version
-    Launcher<double> f64; ///< nullptr when the rung has no double version
-
-    template <class T>
-    Launcher<T> launcher() const {
-        if constexpr (sizeof(T) == sizeof(float)) return f32;
-        else return f64;
-    }
+    RungLauncher launch; ///< called only for types in info.types (the API checks first)
 };
 
 /// The one table of GPU rungs, in ladder order.

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
@@ -10,11 +11,26 @@ namespace gemmlab::cli {
 
 namespace {
 
+std::string types_of(const KernelInfo& k) {
+    std::string out;
+    for (DataType t : {DataType::F32, DataType::F64})
+        if (k.supports(t)) out += std::string(out.empty() ? "" : ",") + to_string(t);
+    return out;
+}
+
+/// The arithmetic, in the words of `--precision`: "tf32", "default", or "call" for cuBLAS,
+/// which does what the call's precision asks.
+const char* math_of(const KernelInfo& k) {
+    if (k.engine == Engine::Library) return "call";
+    return to_string(k.precision);
+}
+
 void print_rungs(const char* title, std::span<const KernelInfo> rungs) {
-    std::printf("%s\n%-3s %-26s %-6s %-28s %s\n", title, "#", "name", "types", "seeds", "technique");
+    std::printf("%s\n%-3s %-24s %-8s %-8s %-13s %-22s %s\n", title, "#", "name", "types", "math",
+                "engine", "seeds", "technique");
     for (const auto& k : rungs) {
-        const char* types = k.supports_float && k.supports_double ? "f32,64" : k.supports_float ? "f32" : "f64";
-        std::printf("%-3d %-26.*s %-6s %-28.*s %.*s\n", k.number, int(k.name.size()), k.name.data(), types,
+        std::printf("%-3d %-24.*s %-8s %-8s %-13s %-22.*s %.*s\n", k.number, int(k.name.size()),
+                    k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
                     int(k.seeds.size()), k.seeds.data(), int(k.technique.size()), k.technique.data());
     }
 }
@@ -25,7 +41,11 @@ void add_list_command(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("list", "List the rungs of the GPU and CPU ladders");
     cmd->callback([&action] {
         action = [] {
-            print_rungs("GPU ladder (gemmlab bench; `auto` picks among them by shape):", gpu_kernels());
+            print_rungs("GPU ladder (gemmlab bench; `auto` picks among them by shape and precision):",
+                        gpu_kernels());
+            std::printf("math: default = within the input type's own error bound (u = 2^-24 f32, "
+                        "2^-53 f64); tf32 = TF32 inputs (u = 2^-11), only when named or with "
+                        "--precision tf32\n");
             std::printf("\n");
             print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels());
             return int(kExitOk);

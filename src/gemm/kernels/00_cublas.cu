@@ -1,9 +1,10 @@
 // Rung 0: cuBLAS, the yardstick every other rung is measured against in the same run.
 //
 // cublasSgemm_64 / cublasDgemm_64 on the normalized column-major problem, with the handle's math
-// mode pinned to CUBLAS_DEFAULT_MATH: compute in true FP32 / FP64, never TF32. (DGEMM on sm_90
-// still uses the FP64 tensor cores, which compute in full FP64: that is why the f64 target of the
-// ladder is a fraction of cuBLAS.)
+// mode pinned to CUBLAS_DEFAULT_MATH: compute in true FP32 / FP64, never TF32, unless the call's
+// precision is Tf32, where float goes through cublasGemmEx_64 with CUBLAS_COMPUTE_32F_FAST_TF32.
+// (DGEMM on sm_90 uses the FP64 tensor cores, which compute in full FP64: rung 15 is the
+// ladder's answer to it.)
 
 #include <mutex>
 #include <unordered_map>
@@ -52,20 +53,28 @@ BorrowedCublas::~BorrowedCublas() {
     pool().free_by_device[device_].push_back(handle_);
 }
 
-template <class T>
-void launch_cublas(const GemmArgs<T>& g, cudaStream_t stream) {
+void launch_cublas(const Problem& p, cudaStream_t stream) {
     BorrowedCublas blas(stream);
-    const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const cublasOperation_t tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if constexpr (sizeof(T) == sizeof(float))
-        GEMMLAB_CUBLAS_CHECK(cublasSgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
-                                            g.B, g.ldb, &g.beta, g.C, g.ldc));
-    else
+    const cublasOperation_t ta = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t tb = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (p.type == DataType::F64) {
+        const auto g = p.as<double>();
         GEMMLAB_CUBLAS_CHECK(cublasDgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
                                             g.B, g.ldb, &g.beta, g.C, g.ldc));
+        return;
+    }
+    const auto g = p.as<float>();
+    if (p.precision == Precision::Tf32) {
+        // The TF32 yardstick: the same call with the compute type that lets cuBLAS round the
+        // inputs to TF32 (what `--precision tf32` compares the tf32 rung against).
+        GEMMLAB_CUBLAS_CHECK(cublasGemmEx_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A,
+                                             CUDA_R_32F, g.lda, g.B, CUDA_R_32F, g.ldb, &g.beta,
+                                             g.C, CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                             CUBLAS_GEMM_DEFAULT));
+        return;
+    }
+    GEMMLAB_CUBLAS_CHECK(cublasSgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda, g.B,
+                                        g.ldb, &g.beta, g.C, g.ldc));
 }
-
-template void launch_cublas<float>(const GemmArgs<float>&, cudaStream_t);
-template void launch_cublas<double>(const GemmArgs<double>&, cudaStream_t);
 
 } // namespace gemmlab::detail

@@ -110,25 +110,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
         g, acc, row0 + map.m_off, col0 + map.n_off);
 }
 
-template <class Cfg, class T, bool TA, bool TB, bool Vec>
-void launch_one(const GemmArgs<T>& g, const tile::TileGrid& tg, cudaStream_t stream) {
-    constexpr auto kernel = &warp_tile_kernel<Cfg, T, TA, TB, Vec>;
-    constexpr int smem = WarpTileKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
-    tile::set_max_dynamic_smem<kernel>(smem);
-    kernel<<<tg.grid, Cfg::kThreads, smem, stream>>>(g, tg.n_on_x);
-    GEMMLAB_CHECK_LAUNCH();
-}
+/// The kernel and its shared memory for one op/alignment combination (tile::launch_block_tiled).
+template <class Cfg, class T>
+struct WarpTileEntry {
+    template <bool TA, bool TB, bool Vec>
+    struct Of {
+        static constexpr auto kKernel = &warp_tile_kernel<Cfg, T, TA, TB, Vec>;
+        static constexpr int kSmemBytes = WarpTileKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
+    };
+};
 
 } // namespace
 
 template <class Cfg, class T>
 void launch_warp_tile_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
-    const auto tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
-    const bool vec = tile::vector_ok(g);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) launch_one<Cfg, T, TA, TB, true>(g, tg, stream);
-        else launch_one<Cfg, T, TA, TB, false>(g, tg, stream);
-    });
+    tile::launch_block_tiled<Cfg, WarpTileEntry<Cfg, T>::template Of>(g, stream);
 }
 
 // The registry row runs the configuration measured fastest at 4096^3 (see the header).

@@ -48,115 +48,12 @@
 #include <cstdint>
 
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/cp_async_tile.cuh"
 #include "gemm/kernels/tile_common.cuh"
 #include "gemm/kernels/tile_configs.hpp"
 
 namespace gemmlab::detail {
 namespace {
-
-// ------------------------------------------------------------------------- cp.async primitives
-
-/// Copies `Bytes` (4, 8 or 16) from global `src` to shared address `dst`, of which only the
-/// first `src_bytes` are read; the rest of the destination is zero-filled.
-template <int Bytes>
-__device__ __forceinline__ void cp_async_zfill(uint32_t dst, const void* src, int src_bytes) {
-    static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
-    if constexpr (Bytes == 16) // .cg: stream through L2 only, the tile is reused from shared memory
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src),
-                     "n"(Bytes), "r"(src_bytes)
-                     : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-/// Waits until at most N of this thread's committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-// ------------------------------------------------------------- global -> shared (asynchronous)
-
-/// Issues the cp.async copies of one (BMN, BK) operand tile into shared memory. Two layouts:
-/// - k-major (BK, BMN + pad), rung 13's: an mn-contiguous operand moves in 16-byte copies when
-///   aligned; a k-contiguous one that must be transposed (A with op T here) element by element.
-/// - MnMajor (BMN, BK + V): a k-contiguous operand (the NN hot path's B) keeps the layout it has
-///   in global memory, so it too moves in 16-byte copies (one element each when unaligned). The
-///   V elements of row padding put 4 consecutive rows on 4 different 16-byte bank groups, which
-///   is what the fragment read (mma_warp_tile_nmajor_b) needs to be conflict-free.
-template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec, bool MnMajor = false>
-struct AsyncTileLoader {
-    static_assert(!MnMajor || KContig, "only a k-contiguous operand is kept mn-major");
-    static constexpr bool kTranspose = KContig && !MnMajor; // element-wise scatter into k-major
-    static constexpr int V = (Vec && !kTranspose) ? tile::kVecWidth<T> : 1; // elements per copy
-    static constexpr int kCopyBytes = V * int(sizeof(T));
-    static constexpr int kLine = KContig ? BK : BMN;
-    static constexpr int kLines = KContig ? BMN : BK;
-    static constexpr int kChunksPerLine = kLine / V;
-    static constexpr int kLinesPerPass = Threads / kChunksPerLine;
-    static constexpr int kPasses = kLines / kLinesPerPass;
-    // Shared row stride (elements): rows run along mn (k-major) or along k (MnMajor).
-    static constexpr int LD = MnMajor ? BK + tile::kVecWidth<T> : BMN + tile::kSmemPad<T, KContig>;
-    static constexpr int kTileElems = (MnMajor ? BMN : BK) * LD; // one stage's tile, elements
-    // Shared-memory distance between a thread's consecutive passes.
-    static constexpr int kPassSmem =
-        (kTranspose ? kLinesPerPass : kLinesPerPass * LD) * int(sizeof(T));
-
-    static_assert(kLine % V == 0, "the contiguous tile extent must be a multiple of the copy width");
-    static_assert(Threads % kChunksPerLine == 0,
-                  "threads must cover whole lines of the tile (Threads % (line / V) == 0)");
-    static_assert(kLines % kLinesPerPass == 0,
-                  "the tile's lines must split evenly over passes of the thread block");
-    static_assert((LD * sizeof(T)) % 16 == 0, "shared rows must stay 16-byte aligned");
-
-    const T* ptr;     // this thread's first chunk in the next k tile to issue
-    int64_t ld;       // leading dimension of the stored operand
-    uint32_t dst_off; // byte offset of this thread's first chunk inside a stage
-    int mn_rem;       // min(MN - block's mn origin, BMN)
-    int line0, pos0;  // this thread's first line, and its first position along the line
-
-    __device__ __forceinline__ AsyncTileLoader(const T* X, int64_t ld_, int64_t MN,
-                                               int64_t mn_origin, int tid)
-        : ld(ld_) {
-        const int64_t rem = MN - mn_origin;
-        mn_rem = rem < BMN ? int(rem) : BMN;
-        line0 = tid / kChunksPerLine;
-        pos0 = (tid % kChunksPerLine) * V;
-        const int64_t mn = mn_origin + (KContig ? line0 : pos0);
-        const int64_t kk = KContig ? pos0 : line0;
-        ptr = KContig ? X + kk + mn * ld : X + mn + kk * ld;
-        dst_off = uint32_t((kTranspose ? pos0 * LD + line0 : line0 * LD + pos0) * int(sizeof(T)));
-    }
-
-    /// Issues the copies of the current k tile (depth k_rem = min(K - origin, BK) >= 1) into
-    /// the stage at shared address `stage`. `X` is the operand's base pointer, the always-valid
-    /// source address given to copies that read nothing.
-    __device__ __forceinline__ void issue(uint32_t stage, int k_rem, const T* X) const {
-        const bool full = mn_rem == BMN && k_rem == BK; // uniform across the block
-#pragma unroll
-        for (int p = 0; p < kPasses; ++p) {
-            const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
-            const uint32_t dst = stage + dst_off + uint32_t(p * kPassSmem);
-            if (full) {
-                cp_async_zfill<kCopyBytes>(dst, src, kCopyBytes);
-            } else {
-                const int line = line0 + p * kLinesPerPass;
-                const int c_left = (KContig ? k_rem : mn_rem) - pos0; // elements left in the line
-                const int o_left = (KContig ? mn_rem : k_rem) - line; // lines left
-                const int n = (o_left > 0 && c_left > 0) ? (c_left < V ? c_left : V) : 0;
-                cp_async_zfill<kCopyBytes>(dst, n > 0 ? static_cast<const void*>(src) : X,
-                                           n * int(sizeof(T)));
-            }
-        }
-    }
-
-    /// Steps to the next k tile.
-    __device__ __forceinline__ void advance() { ptr += KContig ? int64_t(BK) : int64_t(BK) * ld; }
-};
 
 // --------------------------------------------------------------------------------- the kernel
 
@@ -192,9 +89,13 @@ template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 struct AsyncPipelineKernel {
     // op(B) is k-contiguous when B is not transposed: keep it mn-major (16-byte copies).
     static constexpr bool kBMnMajor = !TransB;
-    using LoadA = AsyncTileLoader<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
-    using LoadB =
-        AsyncTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec, kBMnMajor>;
+    // Row padding: rung 13's for the (BK, BM + pad) A tile; V elements for an mn-major B tile,
+    // which puts 4 consecutive rows on 4 different 16-byte bank groups (the fragment read,
+    // mma_warp_tile_nmajor_b, needs that to be conflict-free).
+    using LoadA = tile::AsyncTileLoader<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec,
+                                        /*MnMajor=*/false, tile::kSmemPad<T, TransA>>;
+    using LoadB = tile::AsyncTileLoader<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec,
+                                        kBMnMajor, kBMnMajor ? tile::kVecWidth<T> : 0>;
     static constexpr int kSizeA = LoadA::kTileElems; // one (BK, BM + pad) tile, elements
     static constexpr int kSizeB = LoadB::kTileElems; // (BK, BN) k-major or (BN, BK + V) mn-major
     static constexpr int kStageBytes = (kSizeA + kSizeB) * int(sizeof(T));
@@ -250,7 +151,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
             load_a.advance();
             load_b.advance();
         }
-        cp_async_commit();
+        ptx::cp_async_commit();
     };
 
     // Prologue: tiles 0 .. S-2 in flight.
@@ -259,7 +160,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
 
     int read_stage = 0, write_stage = S - 1;
     for (int64_t k_left = g.k;; k_left -= BK) {
-        cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
+        ptx::cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
         __syncthreads();        // everyone's have; and everyone is done with the previous tile
         issue_next(write_stage, k_left - int64_t(S - 1) * BK); // refill the stage just retired
         // smem -> registers -> FMA on the current tile
@@ -274,7 +175,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
         read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
         write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
     }
-    cp_async_wait<0>(); // leave no copy in flight (only empty groups can remain here)
+    ptx::cp_async_wait<0>(); // leave no copy in flight (only empty groups can remain here)
 
     // epilogue: columns are runs of V (k-major B) or single columns LanesN apart (mn-major B)
     constexpr int kRunN = K::kBMnMajor ? 1 : Map::kRun;
@@ -283,25 +184,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
         g, acc, row0 + map.m_off, col0 + n_off);
 }
 
-template <class Cfg, class T, bool TA, bool TB, bool Vec>
-void launch_one(const GemmArgs<T>& g, const tile::TileGrid& tg, cudaStream_t stream) {
-    constexpr auto kernel = &async_pipeline_kernel<Cfg, T, TA, TB, Vec>;
-    constexpr int smem = AsyncPipelineKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
-    tile::set_max_dynamic_smem<kernel>(smem);
-    kernel<<<tg.grid, Cfg::kThreads, smem, stream>>>(g, tg.n_on_x);
-    GEMMLAB_CHECK_LAUNCH();
-}
+/// The kernel and its shared memory for one op/alignment combination (tile::launch_block_tiled).
+template <class Cfg, class T>
+struct AsyncPipelineEntry {
+    template <bool TA, bool TB, bool Vec>
+    struct Of {
+        static constexpr auto kKernel = &async_pipeline_kernel<Cfg, T, TA, TB, Vec>;
+        static constexpr int kSmemBytes = AsyncPipelineKernel<Cfg, T, TA, TB, Vec>::kSmemBytes;
+    };
+};
 
 } // namespace
 
 template <class Cfg, class T>
 void launch_async_pipeline_cfg(const GemmArgs<T>& g, cudaStream_t stream) {
-    const auto tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
-    const bool vec = tile::vector_ok(g);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) launch_one<Cfg, T, TA, TB, true>(g, tg, stream);
-        else launch_one<Cfg, T, TA, TB, false>(g, tg, stream);
-    });
+    tile::launch_block_tiled<Cfg, AsyncPipelineEntry<Cfg, T>::template Of>(g, stream);
 }
 
 // The registry row runs the configuration measured fastest at 4096^3 (see the header).

@@ -1,5 +1,5 @@
 #pragma once
-// Launchers of every rung; each is defined (and instantiated for float and double) in the
+// Launchers of every rung; each is defined (and instantiated for the types it supports) in the
 // rung's own file in this folder. The registry (src/gemm/registry.cu) is the one table that
 // lists them.
 
@@ -7,7 +7,7 @@
 
 namespace gemmlab::detail {
 
-template <class T> void launch_cublas(const GemmArgs<T>&, cudaStream_t);                  // 00
+void launch_cublas(const Problem&, cudaStream_t); // 00 (follows Problem::precision)
 template <class T> void launch_naive(const GemmArgs<T>&, cudaStream_t);                   // 01
 template <class T> void launch_coalesced(const GemmArgs<T>&, cudaStream_t);               // 02
 template <class T> void launch_register_tile_global(const GemmArgs<T>&, cudaStream_t);    // 03
@@ -23,7 +23,12 @@ template <class T> void launch_double_buffer(const GemmArgs<T>&, cudaStream_t); 
 template <class T> void launch_warp_tile(const GemmArgs<T>&, cudaStream_t);               // 13
 template <class T> void launch_async_pipeline(const GemmArgs<T>&, cudaStream_t);          // 14
 
-/// `auto`: picks a rung and tile configuration by shape (src/gemm/auto_select.cu).
-template <class T> void launch_auto(const GemmArgs<T>&, cudaStream_t);
+template <class T> void launch_dmma(const GemmArgs<T>&, cudaStream_t);                    // 15
+template <class T> void launch_tf32(const GemmArgs<T>&, cudaStream_t);                    // 16
+template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);                  // 17
+
+/// `auto`: picks a rung and tile configuration by shape and Problem::precision
+/// (src/gemm/auto_select.cu).
+void launch_auto(const Problem&, cudaStream_t);
 
 } // namespace gemmlab::detail

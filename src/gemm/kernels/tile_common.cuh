@@ -384,4 +384,25 @@ void set_max_dynamic_smem(int bytes) {
     else std::call_once(flags[device], set); // an exception leaves the flag unset
 }
 
+/// Launches the block-tiled kernel that fits the call: Entry<TransA, TransB, Vec> for the call's
+/// op flags and for whether the 16-byte paths are allowed (vector_ok), over a grid of
+/// Cfg::BM x Cfg::BN tiles with Cfg::kThreads threads. Entry supplies `kKernel`, a __global__
+/// taking (GemmArgs<T>, bool n_on_x), and `kSmemBytes`, its dynamic shared memory. Every
+/// block-tiled rung (13 onwards) launches through here, so a rung file holds only its kernel.
+template <class Cfg, template <bool, bool, bool> class Entry, class T>
+void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
+    const TileGrid tg = make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
+    const auto launch = [&]<bool TA, bool TB, bool Vec>() {
+        using E = Entry<TA, TB, Vec>;
+        set_max_dynamic_smem<E::kKernel>(E::kSmemBytes);
+        E::kKernel<<<tg.grid, Cfg::kThreads, E::kSmemBytes, stream>>>(g, tg.n_on_x);
+        GEMMLAB_CHECK_LAUNCH();
+    };
+    const bool vec = vector_ok(g);
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        if (vec) launch.template operator()<TA, TB, true>();
+        else launch.template operator()<TA, TB, false>();
+    });
+}
+
 } // namespace gemmlab::detail::tile

@@ -10,17 +10,22 @@
 namespace gemmlab::reference {
 
 template <class T>
-double error_gamma(int64_t k) {
+double error_gamma(int64_t k, Precision precision) {
     // Unit roundoff of T: half the distance from 1 to the next T (2^-24 float, 2^-53 double).
     constexpr double u = std::numeric_limits<T>::epsilon() / 2;
-    return 2.0 * (double(k) + 3.0) * u;
+    const double accumulation = 2.0 * (double(k) + 3.0) * u;
+    if (sizeof(T) == sizeof(float) && precision == Precision::Tf32) {
+        constexpr double u_tf32 = 0x1p-11; // 10 explicit mantissa bits, round to nearest
+        return 2 * u_tf32 + u_tf32 * u_tf32 + accumulation;
+    }
+    return accumulation;
 }
 
 template <class T>
 CheckResult check(Layout layout, int64_t m, int64_t n, int64_t k, const T* C, int64_t ldc,
-                  const double* ref, const double* mag) {
+                  const double* ref, const double* mag, Precision precision) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
-    const double g = error_gamma<T>(k);
+    const double g = error_gamma<T>(k, precision);
     const bool row_major = layout == Layout::RowMajor;
     CheckResult r;
 
@@ -83,11 +88,11 @@ std::string describe(const CheckResult& r) {
     return s;
 }
 
-template double error_gamma<float>(int64_t);
-template double error_gamma<double>(int64_t);
+template double error_gamma<float>(int64_t, Precision);
+template double error_gamma<double>(int64_t, Precision);
 template CheckResult check<float>(Layout, int64_t, int64_t, int64_t, const float*, int64_t,
-                                  const double*, const double*);
+                                  const double*, const double*, Precision);
 template CheckResult check<double>(Layout, int64_t, int64_t, int64_t, const double*, int64_t,
-                                   const double*, const double*);
+                                   const double*, const double*, Precision);
 
 } // namespace gemmlab::reference

@@ -23,14 +23,22 @@ struct CheckResult {
     int64_t unwritten = 0; ///< NaN in C where the reference is finite
 };
 
-/// gamma(k) = 2 * (k + 3) * u with u = 2^-24 (float) or 2^-53 (double).
+/// gamma(k) = 2 * (k + 3) * u with u = 2^-24 (float) or 2^-53 (double), for Precision::Default:
+/// the input type's own bound, which every method claiming that precision must meet with this
+/// same constant (CUDA-core FMA, FP64 DMMA, 3xTF32).
 /// Why: a k-term dot product in any summation order puts at most k roundings on each term (its
 /// product and up to k - 1 additions; fewer with FMA or tree/split-k sums); the +3 covers the
 /// rounding of the alpha multiply, the beta multiply and the final add; the factor 2 absorbs the
 /// second-order terms of (1 + u)^(k+3) - 1 and leaves slack, while a wrong index or a missing
 /// term is still far outside it.
+///
+/// Precision::Tf32 (float only; double ignores it): 2^-10 + 2^-22 + the FP32 gamma(k) above.
+/// Why: each input is rounded once to TF32, |tf32(x) - x| <= 2^-11 |x|, so each product carries
+/// a relative error up to (1 + 2^-11)^2 - 1 = 2^-10 + 2^-22, on top of the FP32 accumulation.
+/// Mag folds |alpha| sum |A||B| and |beta| |C0| into one number, so the C0 term gets this
+/// allowance too (C0 itself is never rounded to TF32): the bound is that much looser on it.
 template <class T>
-double error_gamma(int64_t k);
+double error_gamma(int64_t k, Precision precision = Precision::Default);
 
 /// Checks C (m x n, stored in `layout` with leading dimension ldc) against ref and mag (dense m x n
 /// in `layout`, as reference::gemm writes them). Element (i, j) passes iff
@@ -39,17 +47,17 @@ double error_gamma(int64_t k);
 /// the inputs), C must be the same Inf, or NaN for NaN.
 template <class T>
 CheckResult check(Layout layout, int64_t m, int64_t n, int64_t k, const T* C, int64_t ldc,
-                  const double* ref, const double* mag);
+                  const double* ref, const double* mag, Precision precision = Precision::Default);
 
 /// One line: "worst (12, 7): got 3.25 want 3.2500001 err/bound 0.03", plus the failure counts
 /// when there are failures.
 std::string describe(const CheckResult& r);
 
-extern template double error_gamma<float>(int64_t);
-extern template double error_gamma<double>(int64_t);
+extern template double error_gamma<float>(int64_t, Precision);
+extern template double error_gamma<double>(int64_t, Precision);
 extern template CheckResult check<float>(Layout, int64_t, int64_t, int64_t, const float*, int64_t,
-                                         const double*, const double*);
+                                         const double*, const double*, Precision);
 extern template CheckResult check<double>(Layout, int64_t, int64_t, int64_t, const double*, int64_t,
-                                          const double*, const double*);
+                                          const double*, const double*, Precision);
 
 } // namespace gemmlab::reference

@@ -1,0 +1,107 @@
+#pragma once
+// The PTX instructions the rungs use, each wrapped once (STYLE.md item 12): operand registers as
+// arrays, the inline asm in one place, the PTX ISA section it follows named beside it. Rungs
+// call these; none writes raw asm for an instruction listed here.
+
+#include <cstdint>
+
+namespace gemmlab::detail::ptx {
+
+// ------------------------------------------------------------------------------- cp.async
+// PTX ISA "Data Movement and Conversion Instructions: cp.async" (sm_80+).
+
+/// Copies `Bytes` (4, 8 or 16) from global `src` to shared address `dst`, of which only the
+/// first `src_bytes` are read; the rest of the destination is zero-filled. src_bytes = 0 reads
+/// nothing (src need only be a valid address). 16-byte copies bypass L1 (.cg), smaller ones
+/// cannot (.ca is the only form for them).
+template <int Bytes>
+__device__ __forceinline__ void cp_async_zfill(uint32_t dst, const void* src, int src_bytes) {
+    static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+    if constexpr (Bytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src),
+                     "n"(Bytes), "r"(src_bytes)
+                     : "memory");
+}
+
+/// Copies `Bytes` (4, 8 or 16) from global `src` to shared address `dst`, all of them read.
+template <int Bytes>
+__device__ __forceinline__ void cp_async(uint32_t dst, const void* src) {
+    static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+    if constexpr (Bytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(Bytes) : "memory");
+}
+
+/// Closes the group of cp.async copies this thread issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ------------------------------------------------------------------------------- mma.sync
+// PTX ISA "Warp-level Matrix Multiply-Accumulate Instructions: mma", section "Matrix fragments
+// for mma.m16n8k*". Every shape below is row.col: A is (16, K) row-major, B is (K, 8)
+// column-major, C/D (16, 8). With g = lane / 4 and t = lane % 4, the fragments hold
+//   A: a[i] = A(g + 8 * (i % 2), t + 4 * (i / 2))          i < K / 2 (K / 4 per k-column pair)
+//   B: b[i] = B(t + 4 * i, g)                               i < K / 4
+//   C: c[i] = C(g + 8 * (i / 2), 2 * t + i % 2)             i < 4
+// for f64 m16n8k4/k8/k16 (sm_90) and tf32 m16n8k8 (sm_80) alike, which is what lets one warp
+// tile type (mma_tile.cuh) serve all three tensor-core rungs.
+
+/// The fragment sizes of an m16n8kK shape with 4-byte or 8-byte elements, one per lane.
+template <int K>
+struct Mma16x8Fragments {
+    static_assert(K == 4 || K == 8 || K == 16, "m16n8k4, k8 and k16 only");
+    static constexpr int kA = K / 2; // elements of A per lane
+    static constexpr int kB = K / 4; // elements of B per lane
+    static constexpr int kC = 4;     // accumulators per lane
+};
+
+/// D = A * B + C, FP64, m16n8k8 (DMMA, sm_90).
+__device__ __forceinline__ void mma_m16n8k8_f64(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+    static_assert(Mma16x8Fragments<8>::kA == 4 && Mma16x8Fragments<8>::kB == 2, "fragment sizes");
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+
+/// D = A * B + C, FP64, m16n8k16 (DMMA, sm_90).
+__device__ __forceinline__ void mma_m16n8k16_f64(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+    static_assert(Mma16x8Fragments<16>::kA == 8 && Mma16x8Fragments<16>::kB == 4, "fragment sizes");
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+                   "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+/// D = A * B + C with TF32 inputs (bit patterns from cvt_rna_tf32) and FP32 accumulators,
+/// m16n8k8 (HMMA, sm_80).
+__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    static_assert(Mma16x8Fragments<8>::kA == 4 && Mma16x8Fragments<8>::kB == 2, "fragment sizes");
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// ------------------------------------------------------------------------------- cvt
+// PTX ISA "cvt": .rna rounds to nearest, ties away from zero, into TF32 (sm_80). The result is
+// an FP32 bit pattern whose low 13 mantissa bits are zero.
+
+/// x rounded to TF32 (10 explicit mantissa bits), as the FP32 bit pattern mma.sync expects.
+__device__ __forceinline__ uint32_t cvt_rna_tf32(float x) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+} // namespace gemmlab::detail::ptx
