@@ -1,7 +1,16 @@
-// `auto`: picks a rung and a tile configuration by shape, from measured speeds.
+// `auto`: picks a rung and a tile configuration by precision, then by shape, from measured
+// speeds.
 //
-// The candidates are configurations of rungs 13 (warp_tile) and 14 (async_pipeline) listed in
-// kernels/tile_configs.hpp; every one of them is correct for any m, n, k, op and alignment
+// Precision first, and never lowered: which candidates may run is the call's
+// GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
+// FP64 and held to the same bound. Float, Precision::Default: the FP32 CUDA-core rungs and
+// 3xTF32 (rung 17), which meets the FP32 bound (docs/ladder.md derives it) for k >= kTf32x3MinK
+// and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
+// cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rung 16) joins them.
+//
+// Then speed. The candidates are configurations of rungs 13 (warp_tile), 14 (async_pipeline)
+// and 15-17 listed in kernels/tile_configs.hpp and kernels/mma_configs.hpp; every one of them
+// is correct for any m, n, k, op and alignment
 // (predicated edge tiles, scalar fallback when a pointer or leading dimension does not allow
 // 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
 // only per-configuration input is a MEASURED number:
@@ -20,19 +29,25 @@
 //   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
 //   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
 //   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
-// Ties go to the earlier candidate.
+// Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
+// tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
+// the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
+// (warp_tile 128x256x16: 46.7 TFLOP/s vs 47.1 on the H200).
 //
 // What the measured table gives (f32, 132 SMs): >= 2048^2 -> rung 13 128x256x16 (2048^3: 45.3
 // TFLOP/s = 0.935x cuBLAS, 4096^3: 47.1 = 0.936x); 1024^2 and skinny C -> rung 14 64x64x8 s4
-// (1024^3: 28.7 = 0.91x cuBLAS; 128x256 would leave 100 SMs idle: 11.0). Double: rung 13
-// 128x64x8 (1024^3: 19.1, 2048^3: 22.5, 4096^3: 23.8), two 4-warp blocks per SM.
+// (1024^3: 28.7 = 0.91x cuBLAS; 128x256 would leave 100 SMs idle: 11.0); 3xTF32 128x128
+// (46.4) where 128x128 tiles fit best, level with the CUDA cores elsewhere. Double: rung 15
+// 128x64x16 s4 (47.1 on the H100, twice rung 13's 23.8), 64x64 where its tiles fill more SMs.
 
 #include <array>
 #include <atomic>
+#include <span>
 
 #include "common/cuda_check.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
 
 namespace gemmlab::detail {
@@ -44,31 +59,64 @@ struct Candidate {
     int bm, bn;        // block tile
     int warps;         // warps per block
     int blocks_per_sm; // resident blocks per SM (ptxas registers / shared memory)
-    double rate;       // measured 4096^3 NN GFLOP/s on H200 (see the header)
+    double rate;       // measured 4096^3 NN GFLOP/s (see the header)
     Launcher<T> launch;
 };
 
+// ------------------------------------------------------------------ CUDA cores (rungs 13, 14)
 // Resident blocks per SM from the ptxas register counts on sm_90a (65536 registers per SM):
-// (double 128x64x16 s3 ~230 x 128 -> 2)
 // float 128x256x16 ~245 regs x 256 threads -> 1; 128x128x8 128 x 256 -> 2; 128x64x8 128 x 128
 // -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
 // 64x64x8 128 x 128 -> 4.
-const std::array<Candidate<float>, 5> kFloatCandidates{{
+const Candidate<float> kFloatCudaCores[] = {
     {"warp_tile 128x256x16", 128, 256, 8, 1, 47100, &launch_warp_tile_cfg<Cfg128x256x16, float>},
     {"warp_tile 128x128x8", 128, 128, 8, 2, 41000, &launch_warp_tile_cfg<Cfg128x128x8, float>},
     {"warp_tile 128x64x8", 128, 64, 4, 4, 40900, &launch_warp_tile_cfg<Cfg128x64x8, float>},
     {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, 37600,
      &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
     {"warp_tile 64x64x8", 64, 64, 4, 5, 37500, &launch_warp_tile_cfg<Cfg64x64x8, float>},
-}};
+};
 
-const std::array<Candidate<double>, 4> kDoubleCandidates{{
+const Candidate<double> kDoubleCudaCores[] = {
     {"warp_tile 128x64x8", 128, 64, 4, 2, 23800, &launch_warp_tile_cfg<Cfg128x64x8, double>},
     {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, 23800,
      &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
     {"warp_tile 128x128x16", 128, 128, 8, 1, 23500, &launch_warp_tile_cfg<Cfg128x128x16, double>},
     {"warp_tile 64x64x8", 64, 64, 4, 4, 21100, &launch_warp_tile_cfg<Cfg64x64x8, double>},
-}};
+};
+
+// ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
+// Rates: row-major NN GFLOP/s from `gemmlab_tile_sweep --sizes 4096,8192` on an H100 (132 SMs),
+// 2026-11-23 (docs/results/sweep-h100.log): the lower of the 4096^3 and 8192^3 figures.
+// Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
+
+/// Below this k, 3xTF32 is not routed to (the error analysis in the header).
+constexpr int64_t kTf32x3MinK = 8;
+
+const Candidate<double> kDoubleDmma[] = {
+    {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
+     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
+    {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, 47100,
+     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>},
+    {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, 43000,
+     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
+};
+
+const Candidate<float> kFloatTf32x3[] = {
+    {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, 46400,
+     &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, 39500,
+     &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+};
+
+const Candidate<float> kFloatTf32[] = {
+    {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, 144500,
+     &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
+    {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, 116000,
+     &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, 82500,
+     &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+};
 
 /// Resident warps per SM that reach a configuration's full rate (measured, see the header):
 /// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
@@ -93,33 +141,49 @@ int sm_count() {
     return sms;
 }
 
-template <class T, size_t N>
-const Candidate<T>& pick(const std::array<Candidate<T>, N>& candidates, int64_t m, int64_t n,
-                         int sms) {
-    const Candidate<T>* best = &candidates[0];
+/// The modelled time of `c` on an m x n output (arbitrary units: only ratios matter).
+template <class T>
+double model_time(const Candidate<T>& c, int64_t m, int64_t n, int sms) {
+    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
+    const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
+    const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
+    const double warps = double(resident * c.warps);
+    const double util = warps >= kSaturatingWarps<T> ? 1.0 : warps / kSaturatingWarps<T>;
+    return double(per_sm) * c.bm * c.bn / (c.rate * util);
+}
+
+/// The fastest candidate by the model over the given lists; ties go to the earlier one.
+template <class T>
+const Candidate<T>& pick(std::initializer_list<std::span<const Candidate<T>>> lists, int64_t m,
+                         int64_t n, int sms) {
+    const Candidate<T>* best = nullptr;
     double best_time = 0;
-    for (const auto& c : candidates) {
-        const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
-        const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
-        const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
-        const double warps = double(resident * c.warps);
-        const double util = warps >= kSaturatingWarps<T> ? 1.0 : warps / kSaturatingWarps<T>;
-        const double time = double(per_sm) * c.bm * c.bn / (c.rate * util);
-        if (&c == &candidates[0] || time < best_time) best = &c, best_time = time;
-    }
+    for (const auto& list : lists)
+        for (const auto& c : list) {
+            const double t = model_time(c, m, n, sms);
+            if (!best || t < best_time) best = &c, best_time = t;
+        }
     return *best;
 }
 
 } // namespace
 
-template <class T>
-void launch_auto(const GemmArgs<T>& g, cudaStream_t stream) {
+void launch_auto(const Problem& p, cudaStream_t stream) {
     const int sms = sm_count();
-    if constexpr (sizeof(T) == 4) pick(kFloatCandidates, g.m, g.n, sms).launch(g, stream);
-    else pick(kDoubleCandidates, g.m, g.n, sms).launch(g, stream);
+    if (p.type == DataType::F64) {
+        // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
+        pick<double>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, sms).launch(p.as<double>(), stream);
+        return;
+    }
+    const auto g = p.as<float>();
+    // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
+    const bool tf32x3_ok = p.k >= kTf32x3MinK;
+    if (p.precision == Precision::Tf32)
+        pick<float>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
+    else if (tf32x3_ok)
+        pick<float>({kFloatTf32x3, kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
+    else
+        pick<float>({kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
 }
-
-template void launch_auto<float>(const GemmArgs<float>&, cudaStream_t);
-template void launch_auto<double>(const GemmArgs<double>&, cudaStream_t);
 
 } // namespace gemmlab::detail

@@ -10,15 +10,29 @@ namespace gemmlab {
 namespace detail {
 namespace {
 
+// A CUDA-core rung in float and double.
 #define GEMMLAB_RUNG(number, name, technique, seeds)                                               \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, true, true, Device::Gpu},                      \
-            &launch_##name<float>, &launch_##name<double>                                          \
+        KernelInfo{number, #name, technique, seeds, types_of(true, true), Precision::Default,      \
+                   Engine::CudaCores, Device::Gpu},                                                \
+            &launch_typed<&launch_##name<float>, &launch_##name<double>>                           \
+    }
+
+// A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
+// nullptr).
+#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
+    Rung {                                                                                         \
+        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),     \
+                   precision, Engine::TensorCores, Device::Gpu},                                   \
+            &launch_typed<f32, f64>                                                                \
     }
 
 const Rung kRungs[] = {
-    GEMMLAB_RUNG(0, cublas, "cuBLAS SGEMM/DGEMM with true FP32/FP64 math (no TF32): the yardstick",
-                 "-"),
+    Rung{KernelInfo{0, "cublas",
+                    "cuBLAS SGEMM/DGEMM: true FP32/FP64 math, or TF32 when the call's precision "
+                    "allows it (CUBLAS_COMPUTE_32F_FAST_TF32): the yardstick",
+                    "-", types_of(true, true), Precision::Default, Engine::Library, Device::Gpu},
+         &launch_cublas},
     GEMMLAB_RUNG(1, naive, "one thread per C element, warp laid across C's columns (uncoalesced)",
                  "001 v1"),
     GEMMLAB_RUNG(2, coalesced, "one thread per C element, warp laid along C's columns (coalesced)",
@@ -71,8 +85,22 @@ const Rung kRungs[] = {
                  "as 13, global->shared copies by cp.async (zero-filling at edges) into a 3-stage "
                  "shared-memory pipeline",
                  "sm_80+"),
+    // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
+    GEMMLAB_TC_RUNG(15, dmma,
+                    "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, 3-stage "
+                    "cp.async pipeline into padded, bank-conflict-free shared tiles",
+                    "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>),
+    GEMMLAB_TC_RUNG(16, tf32,
+                    "TF32 tensor cores: inputs rounded to TF32 (cvt.rna), mma.sync m16n8k8, FP32 "
+                    "accumulation; rung 15's pipeline. Lower precision (u = 2^-11)",
+                    "sm_80+ TF32", Precision::Tf32, &launch_tf32<float>, nullptr),
+    GEMMLAB_TC_RUNG(17, tf32x3,
+                    "FP32-accurate tensor cores: each operand split into TF32 big + small parts, "
+                    "big*big + big*small + small*big accumulated in FP32 (3xTF32)",
+                    "error-compensated 3xTF32", Precision::Default, &launch_tf32x3<float>, nullptr),
 };
 
+#undef GEMMLAB_TC_RUNG
 #undef GEMMLAB_RUNG
 
 } // namespace
@@ -83,15 +111,16 @@ std::span<const Rung> rung_table() noexcept { return kRungs; }
 
 namespace {
 
+constexpr TypeSet kCpuTypes = detail::types_of(true, true);
 constexpr KernelInfo kCpuKernels[] = {
     {0, "cpu_naive", "triple loop, every operand reloaded for every multiply-add", "000 §3.5.2",
-     true, true, Device::Cpu},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
     {1, "cpu_block_1x4", "1x4 register block: one A value reused across 4 columns of B", "000 §3.5.2",
-     true, true, Device::Cpu},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
     {2, "cpu_block_4x4", "4x4 block: 4 A + 4 B values in registers, C updated in memory",
-     "000 §3.5.2", true, true, Device::Cpu},
-    {3, "cpu_block_4x4_k4", "16 sums in registers across k (unrolled by 4), C written once", "000 §3.5.2", true,
-     true, Device::Cpu},
+     "000 §3.5.2", kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
+    {3, "cpu_block_4x4_k4", "16 sums in registers across k (unrolled by 4), C written once", "000 §3.5.2",
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
 };
 
 std::vector<KernelInfo> make_gpu_infos() {

@@ -1,0 +1,109 @@
+// Rung 17: 3xTF32, FP32 accuracy from TF32 tensor cores (error-compensated split).
+//
+// Idea: write each float x as big + small, big = tf32(x) and small = tf32(x - big): big holds
+// x's top 11 significant bits, small the next 11, so big + small is x to within 2^-22 |x|
+// (x - big is exact in FP32). Then
+//   a * b = a_big b_big + a_big b_small + a_small b_big + a_small b_small + (split remainders),
+// and the first three products, each exact on the tensor cores and summed in FP32, carry all
+// but O(2^-22) of a * b: 3 TF32 MMAs give an FP32-accurate product (the 4th, a_small b_small,
+// is below FP32's own rounding and is dropped). The two small terms go first, so they add to
+// a small accumulator before the large one. Three HMMAs per product still outrun FP32 FMA:
+// TF32 mma.sync has many times the FFMA rate (the tensor probe measures it).
+// The result must meet the FP32 bound of the CUDA-core rungs with the same constant, so the
+// split's limits are handled, not hidden (docs/ladder.md derives them):
+// - Range. small must be a normal TF32 number for the split to keep its 22 bits: for nonzero
+//   |x| < 2^-115 it is subnormal or zero and the split loses bits; for |x| >= 2^126 big can
+//   round up to Inf. Inf and NaN inputs would turn into NaN (Inf - Inf) where IEEE gives Inf.
+//   Each thread watches the exponents of the operands it splits (Tf32x3Guard); a block whose
+//   tile saw any such value recomputes that tile with FP32 FMAs (mma_tile.cuh), so the answer
+//   is right and only such data pays.
+// - Tiny k. The split's worst case is about 12 u per product against a bound of 2 (k + 3) u;
+//   `auto` sends k below kMinK (auto_select.cu) to the CUDA cores.
+// Changed from rung 16: each operand split into two TF32 parts, three MMAs per tile pair, and
+// the range guard; pipeline, layouts and epilogue are rungs 15-16's.
+// Seeds: none; the error-compensated 3xTF32 scheme is known from CUTLASS.
+
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/mma_tile.cuh"
+
+namespace gemmlab::detail {
+namespace mma {
+
+/// Watches the magnitudes a thread splits. Bits are compared as unsigned integers, which orders
+/// non-negative floats: |x| is safe when 2^-115 <= |x| < 2^126 or x == 0. Kept as a running
+/// minimum of (|x| bits - 1), where 0 wraps to the top and so never lowers it, and a running
+/// maximum of |x| bits, NaN and Inf included: two integer min/max per element.
+struct Tf32x3Guard {
+    static constexpr bool kCanFail = true;
+    static constexpr uint32_t kSmallest = 0x06000000u; // 2^-115: biased exponent 12
+    static constexpr uint32_t kLargest = 0x7E800000u;  // 2^126: biased exponent 253
+    uint32_t min_minus_1 = 0xFFFFFFFFu;
+    uint32_t max_bits = 0;
+
+    __device__ __forceinline__ void see(float x) {
+        const uint32_t bits = __float_as_uint(x) & 0x7FFFFFFFu;
+        min_minus_1 = min(min_minus_1, bits - 1u);
+        max_bits = max(max_bits, bits);
+    }
+    __device__ __forceinline__ bool failed() const {
+        return min_minus_1 < kSmallest - 1u || max_bits >= kLargest;
+    }
+};
+
+/// 3xTF32 math: big/small split, small*big + big*small + big*big per tile pair.
+struct Tf32x3Math {
+    using Element = float;
+    using Acc = float;
+    static constexpr int kK = 8;
+    static constexpr int kUnrollK = 2; // k steps unrolled (see mma_tile.cuh): 4 would spill
+    struct BOperands {
+        uint32_t big[2], small[2];
+    };
+    using Guard = Tf32x3Guard;
+
+    __device__ __forceinline__ static void split(float x, uint32_t& big, uint32_t& small, Guard& guard) {
+        guard.see(x);
+        big = ptx::cvt_rna_tf32(x);
+        small = ptx::cvt_rna_tf32(x - __uint_as_float(big));
+    }
+
+    __device__ __forceinline__ static void prepare_b(BOperands& b, const float (&raw)[2], Guard& guard) {
+        split(raw[0], b.big[0], b.small[0], guard);
+        split(raw[1], b.big[1], b.small[1], guard);
+    }
+
+    template <int NT>
+    __device__ __forceinline__ static void mma_row(float (&acc)[NT][4], const float (&raw)[4],
+                                                   const BOperands (&b)[NT], Guard& guard) {
+        uint32_t big[4], small[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) split(raw[e], big[e], small[e], guard);
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+            ptx::mma_m16n8k8_tf32(acc[j], small, b[j].big);
+            ptx::mma_m16n8k8_tf32(acc[j], big, b[j].small);
+            ptx::mma_m16n8k8_tf32(acc[j], big, b[j].big);
+        }
+    }
+};
+
+template <class Cfg>
+void launch_tf32x3_cfg(const GemmArgs<float>& g, cudaStream_t stream) {
+    launch<Cfg, Tf32x3Math>(g, stream);
+}
+
+// The configurations that exist (mma_configs.hpp names them).
+template void launch_tf32x3_cfg<Cfg128x128w64x32s3<32>>(const GemmArgs<float>&, cudaStream_t);
+template void launch_tf32x3_cfg<Cfg64x64w32x32s4<32>>(const GemmArgs<float>&, cudaStream_t);
+
+} // namespace mma
+
+// The registry row runs the default configuration.
+template <class T>
+void launch_tf32x3(const GemmArgs<T>& g, cudaStream_t stream) {
+    mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>(g, stream);
+}
+
+template void launch_tf32x3<float>(const GemmArgs<float>&, cudaStream_t);
+
+} // namespace gemmlab::detail

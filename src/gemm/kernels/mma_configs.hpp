@@ -1,0 +1,67 @@
+#pragma once
+// Tile configurations of the tensor-core rungs (15 dmma, 16 tf32, 17 tf32x3) as types, and their
+// per-configuration launchers. The configurations that exist are exactly the explicit
+// instantiations at the end of each rung's file (STYLE.md item 2); `auto` picks among them by
+// shape, each registry row runs its rung's default.
+
+#include "gemm/kernels/tile_configs.hpp"
+
+namespace gemmlab::detail::mma {
+
+/// Block tile (BM, BN, BK) cut into (WM, WN) warp tiles, each a (WM / 16) x (WN / 8) grid of
+/// m16n8 MMA tiles; Stages shared buffers in the cp.async ring; MinBlocks resident blocks per SM
+/// asked of the register allocator (__launch_bounds__).
+template <class Block, class Warp, int Stages, int MinBlocks = 1>
+struct MmaConfig {
+    static constexpr int BM = Block::kM, BN = Block::kN, BK = Block::kK;
+    static constexpr int WM = Warp::kM, WN = Warp::kN;
+    static constexpr int kStages = Stages;
+    static constexpr int kMinBlocks = MinBlocks;
+    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int kTilesM = WM / 16; // m16 row tiles per warp
+    static constexpr int kTilesN = WN / 8;  // n8 column tiles per warp
+
+    static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must be whole warp tiles");
+    static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile must be whole m16n8 MMA tiles");
+    static_assert(kStages >= 2, "a pipeline needs at least two stages");
+};
+
+// ----------------------------------------------------------------------- the configurations
+// Names: block tile, "w" warp tile, "s" stages.
+
+/// 128x128, 8 warps of 64x32, 3 stages.
+template <int BK>
+using Cfg128x128w64x32s3 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 1>, 3>;
+/// 128x128, 8 warps of 64x32, 4 stages.
+template <int BK>
+using Cfg128x128w64x32s4 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 1>, 4>;
+/// 128x256, 8 warps of 64x64, 3 stages: the most MMAs per shared-memory byte.
+template <int BK>
+using Cfg128x256w64x64s3 = MmaConfig<GemmShape<128, 256, BK>, GemmShape<64, 64, 1>, 3>;
+/// 128x64, 4 warps of 64x32, 4 stages, 2 blocks per SM.
+template <int BK>
+using Cfg128x64w64x32s4 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 4, 2>;
+/// 128x64, 4 warps of 64x32, 3 stages, 2 blocks per SM (with a 32-deep k tile: half the barriers).
+template <int BK>
+using Cfg128x64w64x32s3 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 3, 2>;
+/// 64x128, 4 warps of 32x64, 4 stages, 2 blocks per SM.
+template <int BK>
+using Cfg64x128w32x64s4 = MmaConfig<GemmShape<64, 128, BK>, GemmShape<32, 64, 1>, 4, 2>;
+/// 64x64, 4 warps of 32x32, 4 stages, 3 blocks per SM.
+template <int BK>
+using Cfg64x64w32x32s4b3 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 3>;
+/// 64x64, 4 warps of 32x32, 4 stages: small problems, many blocks.
+template <int BK>
+using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 2>;
+
+/// Launchers per configuration (defined in 15_dmma.cu, 16_tf32.cu, 17_tf32x3.cu). Rung 15 takes
+/// the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
+template <class Cfg, int MmaK>
+void launch_dmma_cfg(const GemmArgs<double>& args, cudaStream_t stream);
+template <class Cfg>
+void launch_tf32_cfg(const GemmArgs<float>& args, cudaStream_t stream);
+template <class Cfg>
+void launch_tf32x3_cfg(const GemmArgs<float>& args, cudaStream_t stream);
+
+} // namespace gemmlab::detail::mma

@@ -1,0 +1,230 @@
+#pragma once
+// The warp-level tensor-core GEMM shared by rungs 15 (dmma), 16 (tf32) and 17 (tf32x3). The
+// three differ only in their arithmetic, a small "math" type passed as a template parameter
+// (the rung files define them); everything else is here:
+//
+//   gmem -> smem   cp.async into a Stages-deep ring of shared tiles (AsyncTileLoader), each
+//                  operand kept in its global layout so every op combination moves in 16-byte
+//                  copies; edge tiles zero-filled by the copy.
+//   smem -> regs   per k step of the MMA shape (m16n8kK), each warp loads the A fragments of
+//                  its WM / 16 row tiles and the B fragments of its WN / 8 column tiles in the
+//                  mma.sync register layout (ptx.cuh), one element per load.
+//   mma            Math::mma_row: one A row tile against all of the warp's B tiles.
+//   epilogue       C = alpha * acc + beta * C from the accumulator fragments, guarded.
+//
+// Shared layouts and why they are conflict-free (fragment reads, g = lane / 4, t = lane % 4;
+// lane (g, t) reads row g or g + 8 of the operand, k index t + 4i):
+// - a k-contiguous operand (A with op T, B with op N) is stored mn-major, (BMN, BK + 4): lane
+//   (g, t) reads word g * (BK + 4) + t (x2 for f64). With BK + 4 = 4 * odd, the 8 rows g land
+//   on 8 different groups of 4 banks and t picks the bank inside the group: one wavefront per
+//   32-bit read; for f64, whose 16-lane halves are one wavefront each, 4 groups of 4 double
+//   slots, again conflict-free.
+// - an mn-contiguous operand (A with op N, B with op T) is stored k-major, (BK, BMN + P) with
+//   P = 32 bytes of padding (8 floats, 4 doubles): lane (g, t) reads word t * LD + g. With
+//   LD = 8 * odd floats the 4 values of t start 8 banks apart and g runs along them (f32), and
+//   with LD = 4 * odd doubles each 16-lane half (t = 0..3, g = 0..3) covers 16 distinct double
+//   slots (f64). Unpadded, the 4 t rows would hit the same banks: 4-way conflicts.
+// The ncu bank-conflict counters that confirm this are in docs/ladder.md.
+
+#include <cstdint>
+
+#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cp_async_tile.cuh"
+#include "gemm/kernels/ptx.cuh"
+#include "gemm/kernels/tile_common.cuh"
+#include "gemm/kernels/mma_configs.hpp"
+#include "gemm/kernels/tile_configs.hpp"
+
+namespace gemmlab::detail::mma {
+
+/// The shared tile of one operand for element type T: mn-major (BMN, BK + 4) when the operand
+/// is k-contiguous, k-major (BK, BMN + 32 bytes) otherwise (see the header for why).
+template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec>
+struct OperandTile {
+    static constexpr int kPad = KContig ? 4 : 32 / int(sizeof(T));
+    using Loader = tile::AsyncTileLoader<T, BMN, BK, Threads, KContig, Vec, /*MnMajor=*/KContig, kPad>;
+    static constexpr int LD = Loader::LD;
+    static constexpr int kElems = Loader::kTileElems;
+
+    static_assert(KContig ? LD % 8 == 4 : (LD * int(sizeof(T))) % 64 == 32,
+                  "row padding must keep fragment reads conflict-free (see the header)");
+
+    /// Offset of element (mn, kk) of the tile.
+    __device__ __forceinline__ static int at(int mn, int kk) { return KContig ? mn * LD + kk : kk * LD + mn; }
+};
+
+/// The kernel's compile-time plan: tiles, shared memory, the math.
+template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
+struct MmaKernel {
+    using T = typename Math::Element;
+    using TileA = OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
+    using TileB = OperandTile<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec>;
+    static constexpr int kK = Math::kK;             // k depth of one mma.sync
+    static constexpr int kFragA = ptx::Mma16x8Fragments<kK>::kA;
+    static constexpr int kFragB = ptx::Mma16x8Fragments<kK>::kB;
+    static constexpr int kStageElems = TileA::kElems + TileB::kElems;
+    static constexpr int kSmemBytes = Cfg::kStages * kStageElems * int(sizeof(T));
+
+    static_assert(Cfg::BK % kK == 0, "the k tile must be whole MMA k steps");
+    static_assert((TileA::kElems * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
+    static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+};
+
+/// One warp's fragment loads from one shared stage, in the mma.sync layout of ptx.cuh: A row
+/// tile i holds rows m0 + 16 i + g (+ 8), B column tile j column n0 + 8 j + g, k indices
+/// k0 + t + 4 e.
+template <class K>
+struct WarpFragments {
+    using T = typename K::T;
+    int m0, n0; // the warp tile's first row and column inside the block tile
+    int g, t;
+
+    __device__ __forceinline__ WarpFragments(int m0_, int n0_, int lane)
+        : m0(m0_), n0(n0_), g(lane / 4), t(lane % 4) {}
+
+    __device__ __forceinline__ void load_a(T (&a)[K::kFragA], const T* tile_a, int i, int k0) const {
+#pragma unroll
+        for (int e = 0; e < K::kFragA; ++e)
+            a[e] = tile_a[K::TileA::at(m0 + 16 * i + g + 8 * (e % 2), k0 + t + 4 * (e / 2))];
+    }
+
+    __device__ __forceinline__ void load_b(T (&b)[K::kFragB], const T* tile_b, int j, int k0) const {
+#pragma unroll
+        for (int e = 0; e < K::kFragB; ++e) b[e] = tile_b[K::TileB::at(n0 + 8 * j + g, k0 + t + 4 * e)];
+    }
+};
+
+/// C(r, c) of op(A) op(B) by plain FP32/FP64 FMAs straight from global memory, in k order: the
+/// fallback of a math that finds inputs it cannot represent to its accuracy (Math::Guard, see
+/// rung 17). Slow, and reached only on such data (values near the type's limits, Inf, NaN),
+/// never on ordinary inputs. A plain loop (no call, no reference to the kernel's arguments), so
+/// that it costs the fast path no registers or stack.
+template <bool TransA, bool TransB, class T>
+__device__ __forceinline__ T dot_with_fma(const T* A, int64_t lda, const T* B, int64_t ldb, int64_t k,
+                                          int64_t r, int64_t c) {
+    T sum = 0;
+#pragma unroll 1
+    for (int64_t p = 0; p < k; ++p) sum = fma(op_at<TransA>(A, lda, r, p), op_at<TransB>(B, ldb, p, c), sum);
+    return sum;
+}
+
+template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    mma_gemm_kernel(GemmArgs<typename Math::Element> g, bool n_on_x) {
+    using K = MmaKernel<Cfg, Math, TransA, TransB, Vec>;
+    using T = typename K::T;
+    using Acc = typename Math::Acc;
+    constexpr int BK = Cfg::BK, S = Cfg::kStages, MT = Cfg::kTilesM, NT = Cfg::kTilesN;
+    // Stage s: an op(A) tile then an op(B) tile, layouts as in the header.
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const T* const smem = reinterpret_cast<const T*>(smem_raw);
+    const uint32_t smem_u32 = uint32_t(__cvta_generic_to_shared(smem_raw));
+
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
+    const WarpFragments<K> frags(warp_m * Cfg::WM, warp_n * Cfg::WN, lane);
+    int64_t row0, col0;
+    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+
+    typename K::TileA::Loader load_a(g.A, g.lda, g.m, row0, tid);
+    typename K::TileB::Loader load_b(g.B, g.ldb, g.n, col0, tid);
+    Acc acc[MT][NT][4] = {}; // (MT, NT) MMA tiles of 4 accumulators each
+    typename Math::Guard guard;
+
+    // gmem -> smem: one commit group per k tile, empty past the end, so that "group t is tile t".
+    const auto issue_next = [&](int stage, int64_t issue_left) {
+        if (issue_left > 0) {
+            const uint32_t base = smem_u32 + uint32_t(stage * K::kStageElems * int(sizeof(T)));
+            const int depth = tile::tile_depth<BK>(issue_left);
+            load_a.issue(base, depth, g.A);
+            load_b.issue(base + uint32_t(K::TileA::kElems * int(sizeof(T))), depth, g.B);
+            load_a.advance();
+            load_b.advance();
+        }
+        ptx::cp_async_commit();
+    };
+
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) issue_next(s, g.k - int64_t(s) * BK);
+
+    int read_stage = 0, write_stage = S - 1;
+    for (int64_t k_left = g.k;; k_left -= BK) {
+        ptx::cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
+        __syncthreads();             // everyone's have, and the stage to refill is retired
+        issue_next(write_stage, k_left - int64_t(S - 1) * BK);
+
+        const T* tile_a = smem + read_stage * K::kStageElems;
+        const T* tile_b = tile_a + K::TileA::kElems;
+        // Math::kUnrollK k steps at a time: fully unrolled, the compiler hoists every step's
+        // fragment loads, which the split of rung 17 cannot afford in registers.
+#pragma unroll Math::kUnrollK
+        for (int k0 = 0; k0 < BK; k0 += K::kK) {
+            typename Math::BOperands b[NT]; // the warp's B column tiles, in the math's form
+#pragma unroll
+            for (int j = 0; j < NT; ++j) {
+                T raw[K::kFragB];
+                frags.load_b(raw, tile_b, j, k0);
+                Math::prepare_b(b[j], raw, guard);
+            }
+#pragma unroll
+            for (int i = 0; i < MT; ++i) {
+                T raw[K::kFragA];
+                frags.load_a(raw, tile_a, i, k0);
+                Math::mma_row(acc[i], raw, b, guard);
+            }
+        }
+        if (k_left <= BK) break;
+        read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
+        write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
+    }
+    ptx::cp_async_wait<0>(); // only empty groups can remain; leave none in flight
+
+    // The whole tile falls back when any thread saw an input the math cannot represent
+    // accurately (every A and B element of the tile passed through some warp's guard).
+    bool fallback = false;
+    if constexpr (Math::Guard::kCanFail) fallback = __syncthreads_or(guard.failed());
+
+    // epilogue: c[e] of tile (i, j) is C(m0 + 16 i + g + 8 (e / 2), n0 + 8 j + 2 t + e % 2)
+    const T alpha = g.alpha, beta = g.beta;
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int e2 = 0; e2 < 2; ++e2) {
+            const int64_t r = row0 + frags.m0 + 16 * i + frags.g + 8 * e2;
+            if (r >= g.m) continue;
+#pragma unroll
+            for (int j = 0; j < NT; ++j)
+#pragma unroll
+                for (int e1 = 0; e1 < 2; ++e1) {
+                    const int64_t c = col0 + frags.n0 + 8 * j + 2 * frags.t + e1;
+                    if (c >= g.n) continue;
+                    T v = T(acc[i][j][2 * e2 + e1]);
+                    if (fallback) v = dot_with_fma<TransA, TransB>(g.A, g.lda, g.B, g.ldb, g.k, r, c);
+                    tile::store_one(g.C + r + c * g.ldc, v, alpha, beta);
+                }
+        }
+}
+
+/// The kernel and its shared memory for one op/alignment combination (tile::launch_block_tiled).
+template <class Cfg, class Math>
+struct Entry {
+    template <bool TA, bool TB, bool Vec>
+    struct Of {
+        static constexpr auto kKernel = &mma_gemm_kernel<Cfg, Math, TA, TB, Vec>;
+        static constexpr int kSmemBytes = MmaKernel<Cfg, Math, TA, TB, Vec>::kSmemBytes;
+    };
+};
+
+/// Launches the tensor-core GEMM with tile configuration Cfg and arithmetic Math.
+template <class Cfg, class Math>
+void launch(const GemmArgs<typename Math::Element>& g, cudaStream_t stream) {
+    tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(g, stream);
+}
+
+/// A math that cannot fail: no range to guard.
+struct NoGuard {
+    static constexpr bool kCanFail = false;
+    __device__ __forceinline__ bool failed() const { return false; }
+};
+
+} // namespace gemmlab::detail::mma

@@ -1,0 +1,157 @@
+// gemmlab_tile_sweep: times every tile configuration of the block-tiled rungs (13-17) on a few
+// shapes beside cuBLAS, in one run, so that the configurations `auto` chooses among and the
+// rates its model uses (src/gemm/auto_select.cu) come from a command anyone can rerun:
+//   build/device/gemmlab_tile_sweep [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N]
+//                                   [--only NAME_PART]   (e.g. --only "dmma 128x64", for ncu)
+// Each configuration runs on fresh random inputs (uniform in [-1, 1]), row-major NN like the
+// bench's default, timed with CUDA events (warm-up, median); its result is compared with
+// cuBLAS's (max |C - C_cublas| / max |C_cublas|, printed) as a sanity check only: the
+// element-wise error bound is `gemmlab verify`'s and `gemmlab bench`'s job.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/fill.hpp"
+#include "common/timing.hpp"
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/mma_configs.hpp"
+#include "gemm/kernels/tile_configs.hpp"
+
+namespace {
+
+using namespace gemmlab;
+using namespace gemmlab::detail;
+
+template <class T>
+struct Config {
+    const char* name;
+    Launcher<T> launch;
+};
+
+const Config<double> kDouble[] = {
+    {"dmma 128x128x16 w64x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
+    {"dmma 128x128x16 w64x32 s3 k8", &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 8>},
+    {"dmma 128x64x16 w64x32 s4 k16", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>},
+    {"dmma 128x64x16 w64x32 s4 k8", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 8>},
+    {"dmma 64x64x16 w32x32 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
+    {"dmma 128x64x32 w64x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s3<32>, 16>},
+    {"dmma 64x128x16 w32x64 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x128w32x64s4<16>, 16>},
+    {"dmma 64x64x16 w32x32 s4 b3 k16", &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4b3<16>, 16>},
+    {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, double>},
+};
+
+const Config<float> kFloat[] = {
+    {"tf32x3 128x128x32 w64x32 s3", &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32x3 64x64x32 w32x32 s4", &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"tf32 128x256x32 w64x64 s3", &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
+    {"tf32 128x128x32 w64x32 s3", &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32 64x64x32 w32x32 s4", &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"warp_tile 128x256x16", &launch_warp_tile_cfg<Cfg128x256x16, float>},
+};
+
+struct Shape {
+    int64_t m, n, k;
+};
+
+std::vector<Shape> parse(const char* sizes, const char* shapes) {
+    std::vector<Shape> out;
+    if (shapes) {
+        std::string s = shapes;
+        for (size_t pos = 0; pos < s.size();) {
+            long long m = 0, n = 0, k = 0;
+            std::sscanf(s.c_str() + pos, "%lldx%lldx%lld", &m, &n, &k);
+            out.push_back({m, n, k});
+            const size_t comma = s.find(',', pos);
+            pos = comma == std::string::npos ? s.size() : comma + 1;
+        }
+        return out;
+    }
+    std::string s = sizes ? sizes : "4096,8192";
+    for (size_t pos = 0; pos < s.size();) {
+        const long long v = std::atoll(s.c_str() + pos);
+        out.push_back({v, v, v});
+        const size_t comma = s.find(',', pos);
+        pos = comma == std::string::npos ? s.size() : comma + 1;
+    }
+    return out;
+}
+
+template <class T, size_t N>
+void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t seed, const std::string& only) {
+    bool any = false;
+    for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos;
+    if (!any) return;
+    DeviceBuffer<T> A(size_t(s.m * s.k)), B(size_t(s.k * s.n)), C(size_t(s.m * s.n)), R(size_t(s.m * s.n));
+    Stream stream;
+    fill_random(A.get(), A.size(), seed, FillKind::Uniform, stream.get());
+    fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform, stream.get());
+    // Row-major NN as the bench runs it: column-major C^T = B^T A^T, i.e. (n, m, k) with B first.
+    const GemmArgs<T> g{s.n, s.m, s.k, T(1), B.get(), s.n, false, A.get(), s.k, false, T(0), C.get(), s.n};
+    GemmArgs<T> gr = g;
+    gr.C = R.get();
+    Problem pr{sizeof(T) == 4 ? DataType::F32 : DataType::F64, Precision::Default, gr.m, gr.n, gr.k,
+               1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc};
+    TimingPolicy policy;
+    policy.min_samples = reps;
+    policy.min_total_ms = 100;
+    const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    launch_cublas(pr, stream.get());
+    const TimingStats cub = time_device_work([&](cudaStream_t st) { launch_cublas(pr, st); }, stream.get(), policy);
+    std::vector<T> ref(R.size()), got(C.size());
+    GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    R.copy_to_host(ref.data(), ref.size());
+    double ref_max = 0;
+    for (T v : ref) ref_max = std::fmax(ref_max, std::fabs(double(v)));
+    std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", sizeof(T) == 4 ? "f32" : "f64",
+                (long long)s.m, (long long)s.n, (long long)s.k, cub.median_ms, flop / (cub.median_ms * 1e6), 100.0);
+    for (const auto& c : configs) {
+        if (std::string(c.name).find(only) == std::string::npos) continue;
+        poison_nan(C.get(), C.size(), stream.get());
+        c.launch(g, stream.get());
+        GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        C.copy_to_host(got.data(), got.size());
+        double diff = 0;
+        for (size_t i = 0; i < got.size(); ++i) diff = std::fmax(diff, std::fabs(double(got[i]) - double(ref[i])));
+        if (!(diff == diff)) diff = INFINITY; // NaN: unwritten elements
+        const TimingStats t = time_device_work([&](cudaStream_t st) { c.launch(g, st); }, stream.get(), policy);
+        std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n", c.name,
+                    sizeof(T) == 4 ? "f32" : "f64", (long long)s.m, (long long)s.n, (long long)s.k, t.median_ms,
+                    flop / (t.median_ms * 1e6), 100.0 * cub.median_ms / t.median_ms, diff / ref_max);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const char* sizes = nullptr;
+    const char* shapes = nullptr;
+    int reps = 10;
+    std::string only; // run only the configurations whose name contains this
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--sizes") sizes = argv[i + 1];
+        else if (a == "--shapes") shapes = argv[i + 1];
+        else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+        else if (a == "--only") only = argv[i + 1];
+        else {
+            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART]\n", argv[0]);
+            return 2;
+        }
+    }
+    try {
+        uint64_t seed = 1;
+        for (const Shape& s : parse(sizes, shapes)) {
+            sweep(kDouble, s, reps, seed += 2, only);
+            sweep(kFloat, s, reps, seed += 2, only);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gemmlab_tile_sweep: %s\n", e.what());
+        return 4;
+    }
+    return 0;
+}
