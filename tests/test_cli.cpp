@@ -33,8 +33,11 @@ Output run_cli(const std::string& args) {
 TEST(Cli, ListShowsEveryRung) {
     const auto out = run_cli("list");
     EXPECT_EQ(out.code, 0) << out.text;
-    for (const char* name : {"cublas", "naive", "coalesced", "cpu_naive", "cpu_block_4x4_k4"})
+    for (const char* name : {"cublas", "naive", "coalesced", "dmma", "tf32x3", "cpu_naive", "cpu_block_4x4_k4"})
         EXPECT_NE(out.text.find(name), std::string::npos) << name;
+    // Each rung's types and math: dmma is f64 only, tf32 is the one lower-precision rung.
+    EXPECT_NE(out.text.find(" f64      default  tensor cores"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find(" f32      tf32     tensor cores"), std::string::npos) << out.text;
 }
 
 TEST(Cli, NoSubcommandIsAUsageError) {
@@ -53,7 +56,8 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"bench --sizes 12a", "'12a'"}, {"bench --layout diag", "'diag'"},
                             {"bench --preset nope", "nope"}, {"bench --reps 0", "reps"},
                             {"bench --frobnicate", "frobnicate"}, {"probe nosuch", "'nosuch'"},
-                            {"verify --kernels 99", "'99'"}}) {
+                            {"verify --kernels 99", "'99'"}, {"bench --precision fp16", "fp16"},
+                            {"verify --precision half", "'half'"}}) {
         const auto out = run_cli(b.args);
         EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
         EXPECT_NE(out.text.find(b.expect), std::string::npos) << b.args << "\n" << out.text;

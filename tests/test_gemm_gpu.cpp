@@ -35,10 +35,17 @@ std::vector<std::string> all_kernels() {
 
 const std::pair<Op, Op> kOps[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
 
-// Runs every kernel on one case; with integer inputs the result must be exact.
+bool supports(const std::string& kernel, DType dt) {
+    const auto info = find_gpu_kernel(kernel);
+    return !info || info->supports(dt == DType::F32 ? DataType::F32 : DataType::F64);
+}
+
+// Runs every kernel that has the case's type on one case, each checked at its own precision;
+// with integer inputs the result must be exact (TF32 included: small integers are exact TF32).
 void check_all_kernels(const Case& cs, uint64_t seed, bool exact) {
     DeviceProblem p(cs, seed, ReferenceSource::Cpu);
     for (const auto& k : all_kernels()) {
+        if (!supports(k, cs.dtype)) continue;
         const cli::RunResult r = p.run_and_check(k);
         ASSERT_TRUE(r.launched) << k << " " << cs.describe() << ": " << r.error;
         EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);
@@ -92,6 +99,53 @@ TEST_P(EveryRung, PaddedLeadingDimensions) {
             check_all_kernels({dt, layout, oa, ob, {65, 70, 33}, 1.0, 0.5, pad, FillKind::SmallIntegers}, 100 + pad, true);
 }
 
+TEST_P(EveryRung, UnalignedPointersAndLeadingDimensions) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 500;
+    for (auto [oa, ob] : kOps)
+        for (int64_t offset : {1, 2, 3}) {
+            Case cs{dt, layout, oa, ob, {67, 45, 71}, 1.0, 0.5, 1, FillKind::SmallIntegers};
+            cs.offset = offset;
+            check_all_kernels(cs, seed++, true);
+        }
+}
+
+TEST_P(EveryRung, OddShapesAroundTheTensorCoreTiles) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 700;
+    for (auto [oa, ob] : kOps)
+        for (cli::Shape s : {cli::Shape{17, 7, 1}, {127, 129, 1003}, {129, 65, 33}, {1, 200, 17}})
+            check_all_kernels({dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::Uniform}, seed++, false);
+}
+
+TEST_P(EveryRung, WideRangeAndNearFltMinInputs) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 900;
+    for (FillKind fill : {FillKind::WideRange, FillKind::NearFltMin})
+        for (auto [oa, ob] : kOps)
+            for (cli::Shape s : {cli::Shape{70, 66, 200}, {33, 40, 9}})
+                check_all_kernels({dt, layout, oa, ob, s, 1.0, 0.0, 0, fill}, seed++, false);
+}
+
+TEST_P(EveryRung, TheCallsPrecisionGovernsAutoAndCublas) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 1100;
+    for (auto [oa, ob] : kOps) {
+        Case cs{dt, layout, oa, ob, {300, 260, 512}, 1.0, 0.0, 0, FillKind::Uniform};
+        cs.precision = Precision::Tf32;
+        DeviceProblem p(cs, seed++, ReferenceSource::Cpu);
+        for (const std::string k : {"auto", "cublas"}) {
+            const cli::RunResult r = p.run_and_check(k);
+            ASSERT_TRUE(r.launched) << k << ": " << r.error;
+            EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(, EveryRung,
                          ::testing::Combine(::testing::Values(DType::F32, DType::F64),
                                             ::testing::Values(Layout::RowMajor, Layout::ColMajor)),
@@ -126,6 +180,24 @@ TEST(GemmApi, HostPointerIsRejected) {
     EXPECT_EQ(gemm<float>(Layout::RowMajor, Op::N, Op::N, 4, 4, 4, 1.f, dev.get(), 4, dev.get(), 4,
                           0.f, host.data(), 4),
               Status::NotDevicePointer);
+}
+
+// The TF32 rung's products are off by up to 2^-10 relative: at a small k, where the FP32 bound
+// is tight, that is far outside it. The default `auto` must meet it on the same inputs.
+TEST(GemmApi, DefaultPrecisionAutoIsFp32AccurateWhereTf32IsNot) {
+    REQUIRE_GPU();
+    Case cs{DType::F32, Layout::RowMajor, Op::N, Op::N, {512, 512, 32}, 1.0, 0.0, 0, FillKind::Uniform};
+    DeviceProblem p(cs, 77, ReferenceSource::Gpu);
+    const auto fp32 = p.run_and_check("auto");
+    ASSERT_TRUE(fp32.launched) << fp32.error;
+    EXPECT_TRUE(fp32.check.pass) << reference::describe(fp32.check);
+    const auto tf32 = p.run_and_check("tf32"); // checked at its own, looser bound
+    ASSERT_TRUE(tf32.launched) << tf32.error;
+    EXPECT_TRUE(tf32.check.pass) << reference::describe(tf32.check);
+    // Error relative to each one's bound: scale TF32's to the FP32 bound to compare.
+    const double tf32_vs_fp32_bound = tf32.check.worst_ratio * reference::error_gamma<float>(32, Precision::Tf32) /
+                                      reference::error_gamma<float>(32);
+    EXPECT_GT(tf32_vs_fp32_bound, 1.0) << "TF32 should not meet the FP32 bound at k = 32";
 }
 
 TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {

@@ -169,14 +169,51 @@ TEST(Validation, KernelChoice) {
     }
 }
 
-TEST(Validation, EveryRegisteredRungIsSelectableByNameAndNumber) {
+TEST(Validation, EveryRegisteredRungIsSelectableByNameAndNumberForItsTypes) {
     Call c;
+    const double *a = reinterpret_cast<const double*>(0x1000), *b = a + 64, *cc = a + 128;
     for (const auto& k : gemmlab::gpu_kernels()) {
-        c.kernel = std::string(k.name);
-        EXPECT_EQ(c.run(), Status::Success) << k.name;
-        c.kernel = std::to_string(k.number);
-        EXPECT_EQ(c.run(), Status::Success) << k.number;
+        gemmlab::GemmOptions o;
+        for (std::string key : {std::string(k.name), std::to_string(k.number)}) {
+            c.kernel = o.kernel = key;
+            EXPECT_EQ(c.run(), k.supports(gemmlab::DataType::F32) ? Status::Success : Status::UnsupportedType)
+                << key;
+            EXPECT_EQ(gemmlab::validate_gemm<double>(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.0, a, 3,
+                                                     b, 3, 0.0, cc, 3, o),
+                      k.supports(gemmlab::DataType::F64) ? Status::Success : Status::UnsupportedType)
+                << key;
+        }
     }
+}
+
+TEST(Validation, ATypeTheRungLacksNamesBothTheRungAndTheType) {
+    Call c;
+    c.kernel = "dmma";
+    EXPECT_EQ(c.run(), Status::UnsupportedType);
+    EXPECT_EQ(msg(), "kernel 'dmma' (rung 15, dmma) supports f64 only; this call's type is f32");
+    gemmlab::GemmOptions o;
+    o.kernel = "tf32x3";
+    const double *a = reinterpret_cast<const double*>(0x1000), *b = a + 64, *cc = a + 128;
+    EXPECT_EQ(gemmlab::validate_gemm<double>(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.0, a, 3, b, 3,
+                                             0.0, cc, 3, o),
+              Status::UnsupportedType);
+    EXPECT_NE(msg().find("supports f32 only; this call's type is f64"), std::string::npos) << msg();
+}
+
+TEST(Registry, TensorCoreRungsDeclareTheirTypesAndPrecision) {
+    const auto dmma = gemmlab::find_gpu_kernel("dmma");
+    const auto tf32 = gemmlab::find_gpu_kernel("tf32");
+    const auto tf32x3 = gemmlab::find_gpu_kernel("tf32x3");
+    ASSERT_TRUE(dmma && tf32 && tf32x3);
+    EXPECT_TRUE(dmma->supports(gemmlab::DataType::F64));
+    EXPECT_FALSE(dmma->supports(gemmlab::DataType::F32));
+    EXPECT_EQ(dmma->precision, gemmlab::Precision::Default);
+    EXPECT_EQ(tf32->precision, gemmlab::Precision::Tf32);
+    EXPECT_FALSE(tf32->supports(gemmlab::DataType::F64));
+    // The FP32-accurate split claims the float type's own precision.
+    EXPECT_EQ(tf32x3->precision, gemmlab::Precision::Default);
+    for (const auto& k : gemmlab::gpu_kernels())
+        if (k.precision == gemmlab::Precision::Tf32) EXPECT_EQ(k.engine, gemmlab::Engine::TensorCores) << k.name;
 }
 
 TEST(Validation, DoubleUsesTheSameRules) {

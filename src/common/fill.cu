@@ -19,6 +19,15 @@ __global__ void fill_kernel(T* x, size_t count, uint64_t seed, FillKind kind) {
         const uint64_t r = mix64(seed * 0x2545F4914F6CDD1Dull + i);
         if (kind == FillKind::SmallIntegers) {
             x[i] = T(int(r % 9) - 4);
+        } else if (kind == FillKind::WideRange || kind == FillKind::NearFltMin) {
+            // Significand from 52 random bits, exponent and sign from the rest: exact in float
+            // after rounding the significand, and never zero.
+            const double sig = 1.0 + double(r >> 12) * 0x1.0p-52;
+            const int span = kind == FillKind::WideRange ? 121 : 12;
+            const int e0 = kind == FillKind::WideRange ? -60 : -126;
+            const int e = e0 + int((r & 0x7FF) % unsigned(span));
+            const double v = ldexp(sig, e);
+            x[i] = T((r >> 11) & 1 ? -v : v);
         } else {
             // 53 random bits -> [0, 1), mapped to [-1, 1); a zero draw becomes 2^-20.
             const double u = double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;

@@ -12,6 +12,9 @@ namespace gemmlab {
 enum class FillKind {
     Uniform, ///< uniform in [-1, 1), never exactly zero
     SmallIntegers, ///< integers in [-4, 4]: products and sums stay exact in float and double
+    WideRange,     ///< +-[1, 2) * 2^e, e uniform in [-60, 60]: magnitudes spread over 2^121
+    NearFltMin,    ///< +-[1, 2) * 2^e, e uniform in [-126, -115]: just above FLT_MIN (2^-126),
+                   ///< where a split into TF32 parts (rung 17) loses its low part
 };
 
 /// Fills count elements of device array x; stream-ordered.

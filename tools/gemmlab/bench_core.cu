@@ -7,6 +7,7 @@
 #include "gemm/reference/gpu_reference.hpp"
 #include "gemm/reference/reference.hpp"
 #include "gemmlab/gemm.hpp"
+#include "gemmlab/kernels.hpp"
 #include "gemmlab/status.hpp"
 #include "gemmlab/bench_core.hpp"
 
@@ -14,12 +15,21 @@ namespace gemmlab::cli {
 
 std::string Case::describe() const {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld alpha=%g beta=%g%s%s", to_string(dtype),
+    const char* fills[] = {"", " int", " wide-range", " near-FLT_MIN"};
+    std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld alpha=%g beta=%g%s%s%s%s", to_string(dtype),
                   layout == Layout::RowMajor ? "row" : "col", ops().c_str(), (long long)shape.m,
                   (long long)shape.n, (long long)shape.k, alpha, beta,
-                  ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "",
-                  fill == FillKind::SmallIntegers ? " int" : "");
+                  ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "", fills[int(fill)],
+                  offset ? (" ptr+" + std::to_string(offset)).c_str() : "",
+                  precision == Precision::Tf32 ? " precision=tf32" : "");
     return buf;
+}
+
+Precision check_precision(const std::string& kernel, DType dtype, Precision requested) {
+    if (dtype == DType::F64) return Precision::Default;
+    if (kernel == "auto" || kernel == "cublas") return requested;
+    const auto info = find_gpu_kernel(kernel);
+    return info ? info->precision : Precision::Default;
 }
 
 namespace {
@@ -52,10 +62,13 @@ struct TypedProblem {
           sa(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad)),
           sb(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad)),
           sc(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)),
-          A(size_t(sa.elements)), B(size_t(sb.elements)), C0(size_t(sc.elements)), C(size_t(sc.elements)) {
+          A(size_t(sa.elements + cs.offset)), B(size_t(sb.elements + cs.offset)),
+          C0(size_t(sc.elements + cs.offset)), C(size_t(sc.elements + cs.offset)) {
+        const FillKind fill_b = c.fill == FillKind::NearFltMin ? FillKind::Uniform : c.fill;
+        const FillKind fill_c = c.fill == FillKind::SmallIntegers ? c.fill : FillKind::Uniform;
         fill_random(A.get(), A.size(), seed * 3 + 0, c.fill, stream.get());
-        fill_random(B.get(), B.size(), seed * 3 + 1, c.fill, stream.get());
-        fill_random(C0.get(), C0.size(), seed * 3 + 2, c.fill, stream.get());
+        fill_random(B.get(), B.size(), seed * 3 + 1, fill_b, stream.get());
+        fill_random(C0.get(), C0.size(), seed * 3 + 2, fill_c, stream.get());
         const size_t mn = size_t(c.shape.m * c.shape.n);
         ref.resize(mn);
         mag.resize(mn);
@@ -64,18 +77,24 @@ struct TypedProblem {
         else cpu_ref();
     }
 
+    // Base pointers as the call sees them: `offset` elements into each buffer.
+    const T* a() const { return A.get() + c.offset; }
+    const T* b() const { return B.get() + c.offset; }
+    T* c_out() { return C.get() + c.offset; }
+    const T* c0() const { return C0.get() + c.offset; }
+
     // The normalized problem, exactly as the API builds it (row-major = transposed col-major).
-    detail::GemmArgs<T> normalized() const {
+    detail::GemmArgs<T> normalized() {
         const T alpha = T(c.alpha), beta = T(c.beta);
         const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
         if (c.layout == Layout::RowMajor)
-            return {c.shape.n, c.shape.m, c.shape.k, alpha, B.get(), sb.ld, tb, A.get(), sa.ld, ta, beta, C.get(), sc.ld};
-        return {c.shape.m, c.shape.n, c.shape.k, alpha, A.get(), sa.ld, ta, B.get(), sb.ld, tb, beta, C.get(), sc.ld};
+            return {c.shape.n, c.shape.m, c.shape.k, alpha, b(), sb.ld, tb, a(), sa.ld, ta, beta, c_out(), sc.ld};
+        return {c.shape.m, c.shape.n, c.shape.k, alpha, a(), sa.ld, ta, b(), sb.ld, tb, beta, c_out(), sc.ld};
     }
 
     void gpu_ref(size_t mn) {
         DeviceBuffer<double> dref(mn), dmag(mn);
-        reference::gpu_reference<T>(normalized(), C0.get(), sc.ld, dref.get(), dmag.get(), stream.get());
+        reference::gpu_reference<T>(normalized(), c0(), sc.ld, dref.get(), dmag.get(), stream.get());
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         dref.copy_to_host(ref.data(), mn);
         dmag.copy_to_host(mag.data(), mn);
@@ -88,16 +107,17 @@ struct TypedProblem {
         B.copy_to_host(b.data(), b.size());
         C0.copy_to_host(c0.data(), c0.size());
         reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
-                           a.data(), sa.ld, b.data(), sb.ld, T(c.beta), c0.data(), sc.ld, ref.data(),
-                           mag.data());
+                           a.data() + c.offset, sa.ld, b.data() + c.offset, sb.ld, T(c.beta),
+                           c0.data() + c.offset, sc.ld, ref.data(), mag.data());
     }
 
     Status launch(const std::string& kernel, cudaStream_t s) {
         GemmOptions opt;
         opt.kernel = kernel;
         opt.stream = s;
-        return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
-                       A.get(), sa.ld, B.get(), sb.ld, T(c.beta), C.get(), sc.ld, opt);
+        opt.precision = c.precision;
+        return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha), a(),
+                       sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld, opt);
     }
 
     RunResult run_and_check(const std::string& kernel) {
@@ -112,8 +132,9 @@ struct TypedProblem {
         r.launched = true;
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         C.copy_to_host(host_c.data(), host_c.size());
-        r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k, host_c.data(),
-                                      sc.ld, ref.data(), mag.data());
+        r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k,
+                                      host_c.data() + c.offset, sc.ld, ref.data(), mag.data(),
+                                      check_precision(kernel, c.dtype, c.precision));
         return r;
     }
 

@@ -35,7 +35,14 @@ struct Case {
     Shape shape;
     double alpha = 1, beta = 0;
     int64_t ld_pad = 0; ///< added to every minimal leading dimension
+    /// How A and B are filled (C0 is Uniform unless SmallIntegers). NearFltMin fills A only,
+    /// B being Uniform, so that the products stay normal floats.
     FillKind fill = FillKind::Uniform;
+    /// The call's GemmOptions::precision (what auto and cuBLAS may use).
+    Precision precision = Precision::Default;
+    /// Elements added to each of A, B and C's base pointers: 1 makes them unaligned for
+    /// 16-byte accesses.
+    int64_t offset = 0;
 
     std::string ops() const { return {to_char(op_a), to_char(op_b)}; }
     std::string describe() const;
@@ -58,7 +65,8 @@ public:
     DeviceProblem& operator=(const DeviceProblem&) = delete;
 
     /// Resets C (NaN poison when beta == 0, else the original C), runs `kernel` once and checks
-    /// every element against the reference.
+    /// every element against the reference, within the bound of the precision that kernel
+    /// computes in (check_precision).
     RunResult run_and_check(const std::string& kernel);
 
     /// Times `kernel` (no checking) under `policy`.
@@ -70,6 +78,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/// The precision whose error bound `kernel` is checked against when the call asks for
+/// `requested`: a named rung's own (naming "tf32" means TF32 whatever the call says); for
+/// "auto" and "cublas" the call's. Double has no TF32 mode.
+Precision check_precision(const std::string& kernel, DType dtype, Precision requested);
 
 /// 2mnk: floating-point operations of one GEMM.
 inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }

@@ -37,6 +37,7 @@ struct BenchConfig {
     bool seed_given = false;
     std::string device = "gpu";
     std::string preset;
+    std::string precision = "default";
 };
 
 /// Seed presets: each reproduces one seed document's own experiment with the rungs that
@@ -102,10 +103,13 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     const auto layout = parse_layout(c.layout);
     const auto ops = parse_ops(c.ops);
     const auto shapes = shapes_of(c, "1024,2048,4096");
+    const Precision precision = parse_precision(c.precision);
     info.device = query_device(0);
     const DeviceInfo& dev = *info.device;
     std::cout << "gemmlab bench on " << dev.name << " (" << dev.sm_count << " SMs), seed " << info.seed
-              << (c.cold ? ", cold L2" : "") << "\n";
+              << (c.cold ? ", cold L2" : "") << ", precision " << to_string(precision)
+              << (precision == Precision::Tf32 ? " (auto may use TF32; cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32)" : "")
+              << "\n";
 
     TimingPolicy policy;
     policy.min_samples = c.min_samples;
@@ -118,7 +122,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     for (DType dt : dtypes)
         for (auto [oa, ob] : ops)
             for (const Shape& shape : shapes) {
-                Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform};
+                Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform, precision};
                 progress.step("reference " + cs.describe());
                 DeviceProblem problem(cs, case_seed++, ReferenceSource::Gpu);
                 std::optional<double> cublas_ms;
@@ -129,12 +133,16 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                 const bool show_cublas = std::find(kernels.begin(), kernels.end(), "cublas") != kernels.end();
                 for (const auto& k : order) {
                     progress.step(k + " " + cs.describe());
+                    const auto info_k = find_gpu_kernel(k);
+                    // A rung without this type (dmma has no float) has no row, not an error row.
+                    if (info_k && !info_k->supports(dt == DType::F32 ? DataType::F32 : DataType::F64))
+                        continue;
                     BenchRow row;
                     row.kernel = k;
-                    const auto info_k = find_gpu_kernel(k);
                     row.number = info_k ? info_k->number : -1;
                     row.device = "gpu";
                     row.spec = cs;
+                    row.precision = check_precision(k, dt, precision);
                     row.result = problem.run_and_check(k);
                     if (row.result.launched) {
                         row.timing = problem.time(k, policy);
@@ -257,6 +265,10 @@ void add_bench_command(CLI::App& app, Action& action) {
     cmd->add_option("--seed", cfg->seed, "Random seed (default: fresh, printed)")->each([cfg](const std::string&) { cfg->seed_given = true; });
     cmd->add_option("--device", cfg->device, "gpu or cpu (the CPU blocking ladder of seed 000 §3.5.2)")
         ->capture_default_str()->check(CLI::IsMember({"gpu", "cpu"}));
+    cmd->add_option("--precision", cfg->precision,
+                    "default (each type's own accuracy) or tf32 (float: auto may use TF32 and "
+                    "cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32); named rungs keep their own math")
+        ->capture_default_str()->check(CLI::IsMember({"default", "tf32"}));
     cmd->add_option("--preset", cfg->preset, "Reproduce a seed's experiment: dcu, sgemm-v, thread-tile")
         ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile"}));
     cmd->callback([cfg, &action] { action = [cfg] {

@@ -1,10 +1,14 @@
-// `gemmlab verify`: every rung (and auto) x {f32, f64} x layouts x ops x awkward shapes, checked
-// element by element against the CPU reference. Shapes cover 1x1x1, primes, non-multiples of
-// every tile, k = 0, m or n = 0, padded leading dimensions, alpha = 0, beta = 0 with NaN in C.
+// `gemmlab verify`: every rung (and auto) x {f32, f64} x precisions x layouts x ops x awkward
+// shapes, checked element by element against the CPU reference, each rung within the bound of
+// the precision it computes in. Shapes cover 1x1x1, primes, non-multiples of every tile, k = 0,
+// m or n = 0, padded leading dimensions, unaligned pointers, alpha = 0, beta = 0 with NaN in C,
+// inputs spread over 2^121 and inputs just above FLT_MIN.
 
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <random>
 
 #include "common/device_info.hpp"
@@ -23,9 +27,11 @@ struct VerifyCase {
     int64_t ld_pad;
     FillKind fill;
     bool quick; ///< part of the --quick sweep (the one compute-sanitizer runs)
+    int64_t offset = 0; ///< elements added to every base pointer (1: not 16-byte aligned)
 };
 
-constexpr FillKind U = FillKind::Uniform, I = FillKind::SmallIntegers;
+constexpr FillKind U = FillKind::Uniform, I = FillKind::SmallIntegers, W = FillKind::WideRange,
+                   F = FillKind::NearFltMin;
 
 const VerifyCase kCases[] = {
     {{1, 1, 1}, 1.0, 0.0, 0, U, true},
@@ -47,6 +53,13 @@ const VerifyCase kCases[] = {
     {{260, 200, 40}, 1.0, 0.0, 1, U, true},     // several 128-tiles with ragged edges
     {{520, 260, 300}, 1.0, 0.0, 0, U, false},
     {{1030, 1030, 257}, 1.0, 0.0, 4, U, false}, // large enough for the large-tile paths of auto
+    {{127, 129, 1000 + 3}, 1.0, 0.0, 0, U, false},   // long k, ragged tiles
+    {{67, 45, 71}, 1.0, 0.5, 1, U, true, 1},        // unaligned pointers and leading dimensions
+    {{129, 66, 300}, 1.0, 0.0, 0, U, false, 3},     // unaligned pointers, aligned ld
+    {{100, 90, 200}, 1.0, 0.0, 0, W, true},         // magnitudes over 2^121
+    {{100, 90, 200}, 1.0, 0.0, 0, F, true},         // A just above FLT_MIN
+    {{65, 70, 3}, 1.0, 0.0, 0, W, false},           // tiny k, wide range
+    {{7, 17, 1}, 1.0, 0.0, 0, U, false},            // k = 1
 };
 
 struct Tally {
@@ -61,6 +74,7 @@ void add_verify_command(CLI::App& app, Action& action) {
         bool quick = false;
         std::string kernels = "all";
         std::string dtypes = "f32,f64";
+        std::string precisions = "default,tf32";
         uint64_t seed = 0;
         bool seed_given = false;
     };
@@ -70,12 +84,17 @@ void add_verify_command(CLI::App& app, Action& action) {
     cmd->add_option("--kernels,-k", opt->kernels, "Rungs (names or numbers, comma-separated), 'auto' or 'all' (every rung and auto)")
         ->capture_default_str();
     cmd->add_option("--dtype", opt->dtypes, "f32, f64 or f32,f64")->capture_default_str();
+    cmd->add_option("--precision", opt->precisions,
+                    "Call precisions for auto and cuBLAS: default, tf32 or both (named rungs run "
+                    "once, at their own)")
+        ->capture_default_str();
     cmd->add_option("--seed", opt->seed, "Random seed (default: fresh, printed)")
         ->each([opt](const std::string&) { opt->seed_given = true; });
     cmd->callback([opt, &action] {
         action = [opt] {
             const auto kernels = parse_gpu_kernels(opt->kernels);
             const auto dtypes = parse_dtypes(opt->dtypes);
+            const auto precisions = parse_precisions(opt->precisions);
             if (visible_device_count() == 0) {
                 std::cerr << "gemmlab verify: no CUDA device is visible; verify needs an NVIDIA GPU\n";
                 return int(kExitNoGpu);
@@ -86,21 +105,37 @@ void add_verify_command(CLI::App& app, Action& action) {
             for (const auto& c : kCases)
                 if (!opt->quick || c.quick) cases.push_back(&c);
             const auto all_ops = parse_ops("all");
-            std::map<std::pair<std::string, DType>, Tally> tally;
+            // Key: kernel, type, the precision it was checked at.
+            using Key = std::tuple<std::string, DType, Precision>;
+            std::map<Key, Tally> tally;
+            std::vector<Key> order; // first-seen order, for the table
             int failures_printed = 0;
-            Progress progress(int(dtypes.size() * 2 * all_ops.size() * cases.size()));
+            Progress progress(int(dtypes.size() * precisions.size() * 2 * all_ops.size() * cases.size()));
             uint64_t case_seed = seed;
             for (DType dt : dtypes)
+                for (Precision prec : precisions)
                 for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
                     for (auto [oa, ob] : all_ops)
                         for (const VerifyCase* vc : cases) {
-                            const Case cs{dt, layout, oa, ob, vc->shape, vc->alpha, vc->beta, vc->ld_pad, vc->fill};
+                            const Case cs{dt,         layout,     oa,       ob,   vc->shape, vc->alpha,
+                                          vc->beta,   vc->ld_pad, vc->fill, prec, vc->offset};
                             progress.step(cs.describe());
                             DeviceProblem problem(cs, case_seed++, ReferenceSource::Cpu);
                             for (const auto& k : kernels) {
+                                // A named rung computes the same under every call precision:
+                                // run it once, under the first. auto and cuBLAS follow the call.
+                                const bool follows_call = k == "auto" || k == "cublas";
+                                if (!follows_call && prec != precisions.front()) continue;
+                                // Double has no TF32 mode: its second precision would repeat the first.
+                                if (dt == DType::F64 && prec != precisions.front()) continue;
+                                const auto info = find_gpu_kernel(k);
+                                if (info && !info->supports(dt == DType::F32 ? DataType::F32 : DataType::F64))
+                                    continue; // e.g. dmma has no float version
                                 const RunResult r = problem.run_and_check(k);
                                 const bool ok = r.launched && r.check.pass;
-                                Tally& t = tally[{k, dt}];
+                                const Key key{k, dt, check_precision(k, dt, prec)};
+                                if (!tally.count(key)) order.push_back(key);
+                                Tally& t = tally[key];
                                 ++t.total;
                                 t.passed += ok;
                                 t.worst = std::max(t.worst, r.check.worst_ratio);
@@ -111,16 +146,25 @@ void add_verify_command(CLI::App& app, Action& action) {
                             }
                         }
             progress.done();
-            std::printf("\n%-26s %-4s %9s %12s %s\n", "kernel", "type", "passed", "worst e/b", "result");
+            std::printf("\n%-26s %-4s %-8s %11s %12s %s\n", "kernel", "type", "math", "passed",
+                        "worst e/b", "result");
             int failed_total = 0, cases_total = 0;
-            for (const auto& k : kernels)
-                for (DType dt : dtypes) {
-                    const Tally& t = tally[{k, dt}];
-                    failed_total += t.total - t.passed;
-                    cases_total += t.total;
-                    std::printf("%-26s %-4s %4d/%-4d %12.3g %s\n", k.c_str(), to_string(dt), t.passed,
-                                t.total, t.worst, t.passed == t.total ? "PASS" : "FAIL");
-                }
+            std::sort(order.begin(), order.end(), [&](const Key& a, const Key& b) {
+                const auto rank = [&](const std::string& k) {
+                    return int(std::find(kernels.begin(), kernels.end(), k) - kernels.begin());
+                };
+                return std::tuple(rank(std::get<0>(a)), std::get<1>(a), std::get<2>(a)) <
+                       std::tuple(rank(std::get<0>(b)), std::get<1>(b), std::get<2>(b));
+            });
+            for (const auto& key : order) {
+                const auto& [k, dt, prec] = key;
+                const Tally& t = tally[key];
+                failed_total += t.total - t.passed;
+                cases_total += t.total;
+                std::printf("%-26s %-4s %-8s %5d/%-5d %12.3g %s\n", k.c_str(), to_string(dt),
+                            to_string(prec), t.passed, t.total, t.worst,
+                            t.passed == t.total ? "PASS" : "FAIL");
+            }
             std::printf("verify: %d of %d checks passed, %d failed\n", cases_total - failed_total,
                         cases_total, failed_total);
             return failed_total ? int(kExitCheckFailed) : int(kExitOk);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 
 #include <CLI/CLI.hpp>
@@ -79,6 +80,22 @@ std::vector<Shape> parse_shapes(const std::string& s) {
                        parse_size(dims[2], "--shapes")});
     }
     if (out.empty()) throw CLI::ValidationError("--shapes", "no shape given");
+    return out;
+}
+
+Precision parse_precision(const std::string& s) {
+    if (s == "default") return Precision::Default;
+    if (s == "tf32") return Precision::Tf32;
+    throw CLI::ValidationError("--precision", "'" + s + "' is not default or tf32");
+}
+
+std::vector<Precision> parse_precisions(const std::string& s) {
+    std::vector<Precision> out;
+    for (const auto& t : split(s, ',')) {
+        const Precision p = parse_precision(t);
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    if (out.empty()) throw CLI::ValidationError("--precision", "no precision given");
     return out;
 }
 

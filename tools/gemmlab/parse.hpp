@@ -19,6 +19,11 @@ std::vector<std::string> parse_gpu_kernels(const std::string& s);
 /// "all" -> every CPU rung; else CPU rung names or numbers.
 std::vector<std::string> parse_cpu_kernels(const std::string& s);
 
+/// "default" | "tf32".
+Precision parse_precision(const std::string& s);
+/// "default,tf32" -> both, in that order.
+std::vector<Precision> parse_precisions(const std::string& s);
+
 std::vector<std::string> split(const std::string& s, char sep);
 
 } // namespace gemmlab::cli

@@ -26,16 +26,16 @@ std::string verdict(const BenchRow& r) {
 
 void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
     char line[400];
-    std::snprintf(line, sizeof line, "%-3s %-24s %-4s %-6s %6s %6s %6s %10s %21s %10s %8s %7s %10s %s\n",
-                  "#", "kernel", "type", "lay/op", "m", "n", "k", "median ms", "min-max ms",
+    std::snprintf(line, sizeof line, "%-3s %-24s %-4s %-7s %-6s %6s %6s %6s %10s %21s %10s %8s %7s %10s %s\n",
+                  "#", "kernel", "type", "math", "lay/op", "m", "n", "k", "median ms", "min-max ms",
                   "GFLOP/s", "%cuBLAS", "%peak", "err/bound", "check");
     os << line;
     for (const auto& r : rows) {
         const auto& s = r.spec;
         const std::string number = r.number >= 0 ? std::to_string(r.number) : "-";
         std::snprintf(line, sizeof line,
-                      "%-3s %-24s %-4s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
-                      number.c_str(), r.kernel.c_str(), to_string(s.dtype),
+                      "%-3s %-24s %-4s %-7s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
+                      number.c_str(), r.kernel.c_str(), to_string(s.dtype), to_string(r.precision),
                       (std::string(s.layout == Layout::RowMajor ? "row" : "col") + "/" + s.ops()).c_str(),
                       (long long)s.shape.m, (long long)s.shape.n, (long long)s.shape.k, r.timing.median_ms,
                       r.timing.min_ms, r.timing.max_ms, r.gflops, opt_pct(r.pct_cublas).c_str(),
@@ -73,7 +73,8 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
         const auto& s = r.spec;
         nlohmann::json row = {
             {"kernel", r.kernel}, {"number", r.number}, {"device", r.device},
-            {"dtype", to_string(s.dtype)}, {"layout", s.layout == Layout::RowMajor ? "row" : "col"},
+            {"dtype", to_string(s.dtype)}, {"precision", to_string(r.precision)},
+            {"requested_precision", to_string(s.precision)}, {"layout", s.layout == Layout::RowMajor ? "row" : "col"},
             {"op", s.ops()}, {"m", s.shape.m}, {"n", s.shape.n}, {"k", s.shape.k},
             {"alpha", s.alpha}, {"beta", s.beta},
             {"median_ms", r.timing.median_ms}, {"min_ms", r.timing.min_ms}, {"max_ms", r.timing.max_ms},
@@ -91,12 +92,12 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
 }
 
 void write_csv(std::ostream& os, const std::vector<BenchRow>& rows) {
-    os << "number,kernel,device,dtype,layout,op,m,n,k,alpha,beta,median_ms,min_ms,max_ms,samples,"
+    os << "number,kernel,device,dtype,precision,layout,op,m,n,k,alpha,beta,median_ms,min_ms,max_ms,samples,"
           "gflops,pct_cublas,pct_peak,clock_mhz,worst_error_over_bound,pass\n";
     for (const auto& r : rows) {
         const auto& s = r.spec;
         os << r.number << ',' << r.kernel << ',' << r.device << ',' << to_string(s.dtype) << ','
-           << (s.layout == Layout::RowMajor ? "row" : "col") << ',' << s.ops() << ',' << s.shape.m
+           << to_string(r.precision) << ',' << (s.layout == Layout::RowMajor ? "row" : "col") << ',' << s.ops() << ',' << s.shape.m
            << ',' << s.shape.n << ',' << s.shape.k << ',' << s.alpha << ',' << s.beta << ','
            << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.max_ms << ','
            << r.timing.samples << ',' << r.gflops << ',' << (r.pct_cublas ? fmt("%.2f", *r.pct_cublas) : "")

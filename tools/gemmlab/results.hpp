@@ -18,6 +18,8 @@ struct BenchRow {
     int number = -1;          ///< rung number
     std::string device;       ///< "gpu" or "cpu"
     Case spec;
+    /// The precision the row was checked at: the rung's own, or the call's for auto/cuBLAS.
+    Precision precision = Precision::Default;
     TimingStats timing;
     double gflops = 0;
     std::optional<double> pct_cublas; ///< percent of rung 0 on the same shape, same run
