@@ -6,6 +6,8 @@ One PNG per plot in the output folder:
   smem_bank.png    cycles per access vs shared-memory stride (probe `smem-bank`)
   launch_rate.png  threads per cycle vs threads per block, 1D / 2D / 3D (probe `launch-rate`)
   fma_blocks.png   FMA rate vs number of blocks (probe `fma`)
+  tensor.png       mma.sync FLOP/clk/SM vs warps per SM, one panel per shape and one line per
+                   chain count, plus wgmma FLOP/clk/SM vs N (probe `tensor`)
 With --all, also one PNG per table of every probe (first column against the others).
 
 Usage: /usr/bin/python3 scripts/plot_probe.py results.json [-o plots/] [--all]
@@ -179,6 +181,60 @@ def plot_fma_blocks(report, out_dir, written):
     save(fig, out_dir, "fma_blocks.png", written)
 
 
+def plot_tensor(report, out_dir, written):
+    """One panel per mma.sync shape (rate vs warps per SM, a line per chains per warp), then wgmma.
+
+    The throughput tables hold one row per (warps, chains) point, so plotting their first column
+    against the rest, as --all does, would zigzag between chain counts.
+    """
+    p = probe(report, "tensor")
+    if p is None:
+        return
+    rate = "FLOP per clk per SM (clock64)"
+    shapes = [t for t in p.get("tables", [])
+              if "mma.sync throughput" in t.get("title", "")
+              and all(c in t.get("columns", []) for c in ("warps per SM", "chains per warp", rate))]
+    wgmma = find_table(p, first_column="N", needs=("warpgroups per SM", rate))
+    panels = len(shapes) + (1 if wgmma else 0)
+    if panels == 0:
+        return
+    cols = min(4, panels)
+    rows = (panels + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.4 * rows), squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax, t in zip(flat, shapes):
+        wi, ci, ri = (t["columns"].index(c) for c in ("warps per SM", "chains per warp", rate))
+        for chains in sorted({row[ci] for row in t["rows"]}):
+            pts = sorted((row[wi], row[ri]) for row in t["rows"] if row[ci] == chains)
+            ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", ms=3,
+                    label=f"{chains:g} chain{'s' if chains != 1 else ''}")
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("warps per SM")
+        ax.set_ylabel("FLOP/clk/SM")
+        ax.set_title(t["title"].split(" mma.sync")[0] + " mma.sync", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    if wgmma:
+        ax = flat[len(shapes)]
+        ni, gi, ri = (wgmma["columns"].index(c) for c in ("N", "warpgroups per SM", rate))
+        for groups in sorted({row[gi] for row in wgmma["rows"]}):
+            pts = sorted((row[ni], row[ri]) for row in wgmma["rows"] if row[gi] == groups)
+            ax.plot([a for a, _ in pts], [b for _, b in pts], marker="o", ms=3,
+                    label=f"{groups:g} warpgroup{'s' if groups != 1 else ''}/SM")
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("N of m64nNk16")
+        ax.set_ylabel("FLOP/clk/SM")
+        ax.set_title("wgmma bf16 (A, B in shared memory)", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in flat[panels:]:
+        ax.set_visible(False)
+    fig.suptitle(f"Tensor-core throughput per SM\n{subtitle(report)}", fontsize=10)
+    save(fig, out_dir, "tensor.png", written)
+
+
 def slug(text):
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60]
 
@@ -219,6 +275,7 @@ def main():
     plot_smem_bank(report, args.out, written)
     plot_launch_rate(report, args.out, written)
     plot_fma_blocks(report, args.out, written)
+    plot_tensor(report, args.out, written)
     if args.all:
         plot_all_tables(report, args.out, written)
     for path in written:

@@ -19,9 +19,9 @@ namespace gp = gemmlab::probe;
 
 // ---------------------------------------------------------------- registry
 
-TEST(ProbeRegistry, HasEighteenProbesWithUniqueNames) {
+TEST(ProbeRegistry, HasNineteenProbesWithUniqueNames) {
     const auto all = gp::probes();
-    ASSERT_EQ(all.size(), 18u);
+    ASSERT_EQ(all.size(), 19u);
     std::set<std::string> names;
     for (const auto& p : all) {
         EXPECT_FALSE(p.name.empty());

@@ -24,5 +24,6 @@ Result run_reduction(Context&);         // reduction.cu         seed 2.12
 Result run_padding(Context&);           // padding.cu           seed 2.13
 Result run_batchnorm(Context&);         // batchnorm.cu         seed 2.14
 Result run_bandwidth(Context&);         // bandwidth.cu         -
+Result run_tensor(Context&);            // tensor.cu            -
 
 } // namespace gemmlab::probe

@@ -42,6 +42,9 @@ const ProbeInfo kProbes[] = {
     {"batchnorm", "2.14", "How close do batchnorm forward variants come to copy bandwidth?",
      run_batchnorm},
     {"bandwidth", "-", "What are the DRAM, L2 and shared-memory bandwidth ceilings?", run_bandwidth},
+    {"tensor", "-",
+     "What FLOP/clk per SM and latency do mma.sync and wgmma reach, and how do tf32 and f64 mma round?",
+     run_tensor},
 };
 
 } // namespace

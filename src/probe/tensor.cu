@@ -1,0 +1,1317 @@
+// tensor: the tensor cores' throughput and latency, and how tf32 and f64 mma round.
+//
+// Question: how many FLOP per clock does one SM's tensor cores retire through mma.sync, for the
+// f64 shapes (m8n8k4 and Hopper's m16n8k4/k8/k16), tf32 m16n8k8 and bf16/fp16 m16n8k16 (f32
+// accumulators), and through Hopper's warpgroup wgmma (bf16 m64nNk16, A and B from shared
+// memory)? What is one mma's latency, so how many must be in flight? How many times the
+// CUDA-core FMA peak is that? And for error analysis: how does the tf32 mma round its FP32
+// accumulation (round to nearest or truncate), are tf32 products exact, what does it do with the
+// low bits of an FP32 operand, and does the f64 mma round like IEEE fma?
+//
+// Method:
+//  - mma.sync throughput: one block per SM (each block asks for more than half an SM's shared
+//    memory, as `fma` does), 1..32 warps per block, each warp running 1, 4 or 8 independent
+//    accumulator chains (acc[c] = A * B + acc[c]) on the same A and B fragments, as a register-
+//    blocked GEMM reuses an A fragment across its N tiles. In-kernel clock64() between two
+//    __syncthreads gives FLOP/clk per SM (median over SMs, median of 3 launches); CUDA events
+//    around the launch give the same over the whole GPU as a cross-check. Chains x warps are
+//    limited by registers: configurations needing more than 48 registers for fragments run
+//    with at most 16 warps (512 threads), which leaves them 128 registers per thread.
+//  - mma.sync latency: one warp, one chain of 2048 dependent mma (each one's D is the next one's
+//    C), cycles / 2048.
+//  - wgmma: bf16 m64nNk16, f32 accumulators, N = 64, 128, 256, 1 or 2 warpgroups per SM, each
+//    issuing back-to-back batches of 4 wgmma on one accumulator (wgmma.fence, the batch,
+//    commit_group, then wait_group 1, so one batch is always queued behind the running one),
+//    A (one 64x16 tile per warpgroup) and B (Nx16) in shared memory, K-major, no swizzle
+//    (tensor.hpp gives the layout and descriptor). Latency: one warpgroup, commit_group and
+//    wait_group 0 after every wgmma. Before timing, one wgmma on small integers is checked
+//    element by element against the host product, which validates the descriptor, the smem
+//    layout and the D fragment layout.
+//  - Rounding: single m16n8k8 mma (tf32 and f64) with C = +-1 and products of a few u = 2^-24
+//    (2^-53 for f64) chosen so that round to nearest (ties to even or away), toward zero, down
+//    and up each give a different set of results (tensor.hpp lists the cases and predictions).
+//    Also: (2 - 2^-10)^2 with C = 0 (exact only if the tf32 product keeps all 22 bits);
+//    1 + 2^-11 + 2^-12 passed as an FP32 operand (the result shows whether the 13 bits below
+//    tf32 are truncated, rounded or used); f64 -1 + (1 + 2^-30)(1 - 2^-30), which is -2^-60
+//    only if the product is not rounded before the addition (fused, like fma).
+//
+// Keeping the work: every operand is a random non-zero normal number (zeros and constants make
+// tensor cores draw less power and can look faster), the mma and wgmma are asm volatile, and
+// every thread stores the sum of its accumulators.
+//
+// Expected on H100/H200 (what the published dense peaks imply per SM and clock): bf16/fp16 ~4096
+// FLOP/clk/SM through wgmma, tf32 ~2048, f64 ~256 (2x the 128 of the FP64 FMA pipes); mma.sync
+// of 16-bit types reportedly reaches only part of the wgmma rate on Hopper. wgmma with N = 64
+// and both operands in shared memory reads 4 KiB per 32 clocks at 4096 FLOP/clk, the whole
+// 128 B/clk shared-memory bandwidth, so small N may fall short of peak. Tensor-core FP32
+// accumulation was found to truncate on earlier GPUs (Volta to Ampere studies); f64 mma is
+// specified as IEEE fma, round to nearest even.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "probe/probe_kit.hpp"
+#include "probe/tensor.hpp"
+
+namespace gemmlab::probe {
+namespace {
+
+namespace tc = tensor;
+
+constexpr int kPool = 4096;                  // random operand values per pool (power of two)
+constexpr int kRepeats = 3;                  // timed launches per point, after one warm-up
+constexpr double kTargetFlopPerSm = 1 << 29; // work per SM per launch (~1 ms at 256 FLOP/clk)
+constexpr int kMinIters = 256, kMaxIters = 4096;
+constexpr int kLatencySteps = 2048;
+constexpr int kFragmentRegBudget = 48; // 32-bit fragment registers that still fit 64 per thread
+constexpr int kWgmmaBatch = 4;         // wgmma per commit_group in the throughput loop
+constexpr int kWgmmaLatencySteps = 256;
+constexpr uint32_t kATileBytes = 64 * 16 * 2;  // one (64, 16) bf16 tile
+constexpr uint32_t kBOffset = 2 * kATileBytes; // image: A for warpgroup 0, A for 1, then B
+
+// ================================================================================================
+// PTX wrappers. Each instruction is written once; the fragment sizes are checked against the
+// shape: per lane, registers x elements per register x 32 lanes = elements of the matrix.
+// Section numbers are those of PTX ISA 9.0.
+
+constexpr bool covers(int rows, int cols, int regs, int elems_per_reg) {
+    return regs * elems_per_reg * 32 == rows * cols;
+}
+
+enum class Format { F64, Tf32, Bf16, F16 };
+
+/// mma.sync shapes. PTX ISA "Warp-level Matrix Multiply-Accumulate Instructions: mma"
+/// (9.7.14.5.14), fragments in "Matrix Fragments for mma.m8n8k4 with .f64", "... mma.m16n8k4",
+/// "... mma.m16n8k8" and "... mma.m16n8k16 with floating point type". All are row.col.
+struct MmaF64m8n8k4 {
+    static constexpr const char* kName = "f64 m8n8k4";
+    static constexpr const char* kKey = "f64_m8n8k4";
+    static constexpr int M = 8, N = 8, K = 4, kA = 1, kB = 1, kC = 2, kElems = 1;
+    static constexpr Format kFormat = Format::F64;
+    using AReg = double;
+    using BReg = double;
+    using CReg = double;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m8n8k4 f64: 1 A, 1 B and 2 C values per lane");
+    __device__ static void mma(double (&d)[kC], const double (&a)[kA], const double (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+        __trap(); // never launched: run_tensor reads the code's arch first
+#else
+        asm volatile(
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+            : "+d"(d[0]), "+d"(d[1])
+            : "d"(a[0]), "d"(b[0]));
+#endif
+    }
+};
+
+struct MmaF64m16n8k4 {
+    static constexpr const char* kName = "f64 m16n8k4";
+    static constexpr const char* kKey = "f64_m16n8k4";
+    static constexpr int M = 16, N = 8, K = 4, kA = 2, kB = 1, kC = 4, kElems = 1;
+    static constexpr Format kFormat = Format::F64;
+    using AReg = double;
+    using BReg = double;
+    using CReg = double;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k4 f64: 2 A, 1 B and 4 C values per lane");
+    __device__ static void mma(double (&d)[kC], const double (&a)[kA], const double (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        __trap(); // sm_90 shape; never launched on older code
+#else
+        asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, "
+                     "{%6}, {%0, %1, %2, %3};"
+                     : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                     : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+#endif
+    }
+};
+
+struct MmaF64m16n8k8 {
+    static constexpr const char* kName = "f64 m16n8k8";
+    static constexpr const char* kKey = "f64_m16n8k8";
+    static constexpr int M = 16, N = 8, K = 8, kA = 4, kB = 2, kC = 4, kElems = 1;
+    static constexpr Format kFormat = Format::F64;
+    using AReg = double;
+    using BReg = double;
+    using CReg = double;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k8 f64: 4 A, 2 B and 4 C values per lane");
+    static_assert(kA == tc::m16n8k8::kA && kB == tc::m16n8k8::kB && kC == tc::m16n8k8::kC,
+                  "the host-side layout in tensor.hpp must describe these fragments");
+    __device__ static void mma(double (&d)[kC], const double (&a)[kA], const double (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        __trap(); // sm_90 shape; never launched on older code
+#else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                     : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#endif
+    }
+};
+
+struct MmaF64m16n8k16 {
+    static constexpr const char* kName = "f64 m16n8k16";
+    static constexpr const char* kKey = "f64_m16n8k16";
+    static constexpr int M = 16, N = 8, K = 16, kA = 8, kB = 4, kC = 4, kElems = 1;
+    static constexpr Format kFormat = Format::F64;
+    using AReg = double;
+    using BReg = double;
+    using CReg = double;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k16 f64: 8 A, 4 B and 4 C values per lane");
+    __device__ static void mma(double (&d)[kC], const double (&a)[kA], const double (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        __trap(); // sm_90 shape; never launched on older code
+#else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+                     : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                     : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+                       "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#endif
+    }
+};
+
+/// tf32 inputs are FP32 bit patterns; the mma reads only their top 19 bits (tf32).
+struct MmaTf32m16n8k8 {
+    static constexpr const char* kName = "tf32 m16n8k8";
+    static constexpr const char* kKey = "tf32_m16n8k8";
+    static constexpr int M = 16, N = 8, K = 8, kA = 4, kB = 2, kC = 4, kElems = 1;
+    static constexpr Format kFormat = Format::Tf32;
+    using AReg = uint32_t;
+    using BReg = uint32_t;
+    using CReg = float;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k8 tf32: 4 A, 2 B and 4 C values per lane");
+    static_assert(kA == tc::m16n8k8::kA && kB == tc::m16n8k8::kB && kC == tc::m16n8k8::kC,
+                  "the host-side layout in tensor.hpp must describe these fragments");
+    __device__ static void mma(float (&d)[kC], const uint32_t (&a)[kA], const uint32_t (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+        __trap();
+#else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+    }
+};
+
+/// bf16 and fp16 m16n8k16 differ only in the type names; each register packs two elements.
+struct MmaBf16m16n8k16 {
+    static constexpr const char* kName = "bf16 m16n8k16";
+    static constexpr const char* kKey = "bf16_m16n8k16";
+    static constexpr int M = 16, N = 8, K = 16, kA = 4, kB = 2, kC = 4, kElems = 2;
+    static constexpr Format kFormat = Format::Bf16;
+    using AReg = uint32_t;
+    using BReg = uint32_t;
+    using CReg = float;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k16 bf16: 4 A and 2 B registers of two bf16, 4 f32 C values per lane");
+    __device__ static void mma(float (&d)[kC], const uint32_t (&a)[kA], const uint32_t (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+        __trap();
+#else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+    }
+};
+
+struct MmaF16m16n8k16 {
+    static constexpr const char* kName = "fp16 m16n8k16";
+    static constexpr const char* kKey = "fp16_m16n8k16";
+    static constexpr int M = 16, N = 8, K = 16, kA = 4, kB = 2, kC = 4, kElems = 2;
+    static constexpr Format kFormat = Format::F16;
+    using AReg = uint32_t;
+    using BReg = uint32_t;
+    using CReg = float;
+    static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
+                  "m16n8k16 fp16: 4 A and 2 B registers of two fp16, 4 f32 C values per lane");
+    __device__ static void mma(float (&d)[kC], const uint32_t (&a)[kA], const uint32_t (&b)[kB]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+        __trap();
+#else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+    }
+};
+
+template <class Op>
+constexpr double flop_per_mma() {
+    return 2.0 * Op::M * Op::N * Op::K;
+}
+
+/// 32-bit registers one lane's fragments take with `chains` accumulators.
+template <class Op>
+constexpr int fragment_regs(int chains) {
+    return (chains * Op::kC * int(sizeof(typename Op::CReg)) +
+            Op::kA * int(sizeof(typename Op::AReg)) + Op::kB * int(sizeof(typename Op::BReg))) /
+           4;
+}
+
+/// Threads per block a kernel with `chains` accumulators is compiled for: 1024 (64 registers per
+/// thread) when its fragments leave room for addresses and counters, else 512 (128 registers).
+template <class Op, int kChains>
+constexpr int max_threads() {
+    return fragment_regs<Op>(kChains) <= kFragmentRegBudget ? 1024 : 512;
+}
+
+// ---- wgmma (sm_90a). PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
+// Instructions": wgmma.mma_async (9.7.15.5.2), wgmma.fence (9.7.15.7.1), wgmma.commit_group
+// (9.7.15.7.2), wgmma.wait_group (9.7.15.7.3). Only compiled where __CUDA_ARCH_FEAT_SM90_ALL
+// says the target is sm_90a; elsewhere the kernels below are empty and never launched.
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GEMMLAB_TENSOR_WGMMA 1
+#endif
+
+#ifdef GEMMLAB_TENSOR_WGMMA
+// The accumulator operand lists, 8 registers at a time: the instruction takes N/2 of them.
+#define GEMMLAB_TENSOR_ACC8(d, i)                                                                  \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
+        "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GEMMLAB_TENSOR_ACC32(d, i)                                                                 \
+    GEMMLAB_TENSOR_ACC8(d, i), GEMMLAB_TENSOR_ACC8(d, i + 8), GEMMLAB_TENSOR_ACC8(d, i + 16),      \
+        GEMMLAB_TENSOR_ACC8(d, i + 24)
+#define GEMMLAB_TENSOR_R0_31                                                                       \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "   \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define GEMMLAB_TENSOR_R32_63                                                                      \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "   \
+    "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GEMMLAB_TENSOR_R64_95                                                                      \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "   \
+    "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define GEMMLAB_TENSOR_R96_127                                                                     \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "       \
+    "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, "   \
+    "%126, %127"
+
+/// D (64, N) f32 = A (64, 16) bf16 * B (16, N) bf16 + (accumulate ? D : 0), A and B from shared
+/// memory through matrix descriptors, both K-major (imm-trans-a = imm-trans-b = 0), no negation.
+template <int N>
+__device__ __forceinline__ void wgmma_bf16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
+                                           int accumulate) {
+    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128, 256");
+    static_assert(128 * (N / 2) == 64 * N,
+                  "m64nNk16 f32: N/2 accumulators in each of the warpgroup's 128 threads");
+    if constexpr (N == 64) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
+                     "}, "
+                     "%32, %33, p, 1, 1, 0, 0;\n}"
+                     : GEMMLAB_TENSOR_ACC32(d, 0)
+                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    } else if constexpr (N == 128) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
+                     ", " GEMMLAB_TENSOR_R32_63 "}, %64, %65, p, 1, 1, 0, 0;\n}"
+                     : GEMMLAB_TENSOR_ACC32(d, 0), GEMMLAB_TENSOR_ACC32(d, 32)
+                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    } else {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
+                     ", " GEMMLAB_TENSOR_R32_63 ", " GEMMLAB_TENSOR_R64_95
+                     ", " GEMMLAB_TENSOR_R96_127 "}, %128, %129, p, 1, 1, 0, 0;\n}"
+                     : GEMMLAB_TENSOR_ACC32(d, 0), GEMMLAB_TENSOR_ACC32(d, 32),
+                       GEMMLAB_TENSOR_ACC32(d, 64), GEMMLAB_TENSOR_ACC32(d, 96)
+                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    }
+}
+#undef GEMMLAB_TENSOR_ACC8
+#undef GEMMLAB_TENSOR_ACC32
+#undef GEMMLAB_TENSOR_R0_31
+#undef GEMMLAB_TENSOR_R32_63
+#undef GEMMLAB_TENSOR_R64_95
+#undef GEMMLAB_TENSOR_R96_127
+
+/// Orders this warpgroup's earlier register accesses before the next wgmma's (needed before the
+/// first wgmma and after any other instruction touched its accumulators).
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+/// Closes the group of wgmma this warpgroup issued since the last commit.
+__device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+/// Waits until at most `Pending` committed groups are still running.
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+
+/// The accumulators are written behind the compiler's back until wgmma_wait returns: this empty
+/// asm "writes" them again after the wait, so no read of them can be scheduled before it.
+template <int R>
+__device__ __forceinline__ void pin_after_wait(float (&d)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/// PTX ISA "membar / fence" (9.7.13.4): ordinary stores to shared memory are made visible to the
+/// async proxy that wgmma reads operands through.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+#endif // GEMMLAB_TENSOR_WGMMA
+
+// ================================================================================================
+// Kernels
+
+/// out[0] = the __CUDA_ARCH__ of the code that runs, out[1] = 1 when that code has the sm_90a
+/// features (wgmma). The host decides from these, not from the device's compute capability,
+/// because older code (sm_80, or sm_90 without `a`) may run on a newer device.
+__global__ void tensor_arch_kernel(int* out) {
+#ifdef __CUDA_ARCH__
+    out[0] = __CUDA_ARCH__;
+#endif
+#ifdef GEMMLAB_TENSOR_WGMMA
+    out[1] = 1;
+#else
+    out[1] = 0;
+#endif
+}
+
+template <class Op>
+struct Operands {
+    const typename Op::AReg* a; // kPool values each
+    const typename Op::BReg* b;
+    const typename Op::CReg* c;
+};
+
+/// Every warp runs kChains independent chains acc[c] = A * B + acc[c] for `iters` trips. Thread 0
+/// stores the block's clock64() cycles between two __syncthreads; every thread stores the sum of
+/// its accumulators so that no mma is dead.
+template <class Op, int kChains, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads)
+    mma_chains_kernel(Operands<Op> in, int iters, typename Op::CReg* sink,
+                      long long* block_cycles) {
+    using C = typename Op::CReg;
+    const unsigned t = threadIdx.x + 977u * blockIdx.x; // spreads lanes and blocks over the pools
+    typename Op::AReg a[Op::kA];
+    typename Op::BReg b[Op::kB];
+    C acc[kChains][Op::kC];
+#pragma unroll
+    for (int i = 0; i < Op::kA; ++i) a[i] = in.a[(t * Op::kA + i) % kPool];
+#pragma unroll
+    for (int i = 0; i < Op::kB; ++i) b[i] = in.b[(t * Op::kB + i) % kPool];
+#pragma unroll
+    for (int c = 0; c < kChains; ++c)
+#pragma unroll
+        for (int i = 0; i < Op::kC; ++i)
+            acc[c][i] = in.c[(t * kChains * Op::kC + c * Op::kC + i) % kPool];
+
+    __syncthreads();
+    const long long c0 = clock64();
+#pragma unroll 4
+    for (int it = 0; it < iters; ++it)
+#pragma unroll
+        for (int c = 0; c < kChains; ++c) Op::mma(acc[c], a, b);
+    __syncthreads();
+    const long long c1 = clock64();
+
+    C sum = 0;
+#pragma unroll
+    for (int c = 0; c < kChains; ++c)
+#pragma unroll
+        for (int i = 0; i < Op::kC; ++i) sum += acc[c][i];
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+    if (threadIdx.x == 0) block_cycles[blockIdx.x] = c1 - c0;
+}
+
+/// One warp, `cases` single mma: case k reads lane l's registers at [(k * 32 + l) * regs + i]
+/// (the host places matrix elements with the layouts of tensor.hpp) and writes D the same way.
+template <class Op>
+__global__ void __launch_bounds__(32)
+    mma_cases_kernel(const typename Op::AReg* a, const typename Op::BReg* b,
+                     const typename Op::CReg* c, typename Op::CReg* d, int cases) {
+    const int lane = threadIdx.x;
+    for (int k = 0; k < cases; ++k) {
+        typename Op::AReg ra[Op::kA];
+        typename Op::BReg rb[Op::kB];
+        typename Op::CReg rc[Op::kC];
+        const int base = k * 32 + lane;
+#pragma unroll
+        for (int i = 0; i < Op::kA; ++i) ra[i] = a[base * Op::kA + i];
+#pragma unroll
+        for (int i = 0; i < Op::kB; ++i) rb[i] = b[base * Op::kB + i];
+#pragma unroll
+        for (int i = 0; i < Op::kC; ++i) rc[i] = c[base * Op::kC + i];
+        Op::mma(rc, ra, rb);
+#pragma unroll
+        for (int i = 0; i < Op::kC; ++i) d[base * Op::kC + i] = rc[i];
+    }
+}
+
+#ifdef GEMMLAB_TENSOR_WGMMA
+/// Copies the operand image (A of warpgroup 0, A of warpgroup 1, B) into shared memory and makes
+/// it visible to wgmma's operand reads; returns the shared-memory address of the image.
+__device__ __forceinline__ uint32_t stage_image(unsigned char* smem, const uint4* image,
+                                                int image_bytes) {
+    for (int i = threadIdx.x; i < image_bytes / 16; i += blockDim.x)
+        reinterpret_cast<uint4*>(smem)[i] = image[i];
+    fence_proxy_async_shared();
+    __syncthreads();
+    return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+}
+#endif
+
+/// Throughput (kLatency false): each warpgroup issues `iters` batches of kWgmmaBatch wgmma on one
+/// accumulator, keeping one batch queued behind the running one. Latency (true): one wgmma per
+/// commit, waited for before the next. clock64 and the sink as in mma_chains_kernel.
+template <int N, bool kLatency>
+__global__ void __launch_bounds__(256, 1)
+    wgmma_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, int iters, float* sink,
+                 long long* block_cycles) {
+#ifdef GEMMLAB_TENSOR_WGMMA
+    extern __shared__ __align__(128) unsigned char smem[];
+    const uint32_t base = stage_image(smem, image, image_bytes);
+    const int warpgroup = threadIdx.x / 128;
+    const uint64_t desc_a =
+        desc_strides | tc::wgmma_descriptor(base + warpgroup * kATileBytes, 0, 0);
+    const uint64_t desc_b = desc_strides | tc::wgmma_descriptor(base + kBOffset, 0, 0);
+
+    float acc[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc[i] = 1e-3f * float((threadIdx.x + i) % 7 + 1);
+    wgmma_fence();
+    __syncthreads();
+    const long long c0 = clock64();
+    // Every loop trip opens with wgmma.fence, as CUTLASS's mainloops do per k-block: without it
+    // ptxas injects one anyway (info C7519), counting the loop's accumulators as touched.
+    if constexpr (kLatency) {
+#pragma unroll 1
+        for (int it = 0; it < iters; ++it) {
+            wgmma_fence();
+            wgmma_bf16<N>(acc, desc_a, desc_b, 1);
+            wgmma_commit();
+            wgmma_wait<0>();
+        }
+    } else {
+#pragma unroll 1
+        for (int it = 0; it < iters; ++it) {
+            wgmma_fence();
+#pragma unroll
+            for (int u = 0; u < kWgmmaBatch; ++u) wgmma_bf16<N>(acc, desc_a, desc_b, 1);
+            wgmma_commit();
+            wgmma_wait<1>();
+        }
+        wgmma_wait<0>();
+    }
+    pin_after_wait(acc);
+    __syncthreads();
+    const long long c1 = clock64();
+
+    float sum = 0;
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) sum += acc[i];
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+    if (threadIdx.x == 0) block_cycles[blockIdx.x] = c1 - c0;
+#endif
+}
+
+/// One warpgroup, one wgmma D = A * B (no accumulate) of warpgroup 0's A and B; thread t writes
+/// its register r to d[t * N/2 + r] (the host maps it with tensor::wgmma_d).
+template <int N>
+__global__ void __launch_bounds__(128)
+    wgmma_check_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, float* d) {
+#ifdef GEMMLAB_TENSOR_WGMMA
+    extern __shared__ __align__(128) unsigned char smem[];
+    const uint32_t base = stage_image(smem, image, image_bytes);
+    const uint64_t desc_a = desc_strides | tc::wgmma_descriptor(base, 0, 0);
+    const uint64_t desc_b = desc_strides | tc::wgmma_descriptor(base + kBOffset, 0, 0);
+    float acc[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc[i] = 0.0f;
+    wgmma_fence();
+    wgmma_bf16<N>(acc, desc_a, desc_b, 0);
+    wgmma_commit();
+    wgmma_wait<0>();
+    pin_after_wait(acc);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d[threadIdx.x * (N / 2) + i] = acc[i];
+#endif
+}
+
+// ================================================================================================
+// Host side
+
+struct CodeArch {
+    int arch = 0;       // __CUDA_ARCH__ of the code that runs, e.g. 900
+    bool wgmma = false; // sm_90a features compiled in
+};
+
+CodeArch query_code_arch() {
+    DeviceBuffer<int> flags(2);
+    GEMMLAB_CUDA_CHECK(cudaMemset(flags.get(), 0, 2 * sizeof(int)));
+    tensor_arch_kernel<<<1, 1>>>(flags.get());
+    GEMMLAB_CHECK_LAUNCH();
+    int h[2] = {0, 0};
+    flags.copy_to_host(h, 2);
+    return {h[0], h[1] != 0};
+}
+
+/// A random non-zero normal value of magnitude in [0.5, 2) with random mantissa bits, as the
+/// register holds it: an FP32 pattern with tf32's 10 mantissa bits, two bf16 or two fp16.
+uint32_t random_bits(Format f, std::mt19937& rng) {
+    auto one16 = [&](bool bf16) {
+        const uint32_t r = rng();
+        const uint32_t sign = r & 1u, high = (r >> 1) & 1u; // exponent 2^-1 or 2^0
+        return bf16 ? (sign << 15) | ((126u + high) << 7) | ((r >> 2) & 0x7Fu)
+                    : (sign << 15) | ((14u + high) << 10) | ((r >> 2) & 0x3FFu);
+    };
+    if (f == Format::Tf32) {
+        const uint32_t r = rng();
+        return ((r & 1u) << 31) | ((126u + ((r >> 1) & 1u)) << 23) | (((r >> 2) & 0x3FFu) << 13);
+    }
+    const bool bf16 = f == Format::Bf16;
+    return one16(bf16) | one16(bf16) << 16;
+}
+
+double random_double(std::mt19937& rng) {
+    std::uniform_real_distribution<double> mag(0.5, 2.0);
+    return (rng() & 1u ? -1.0 : 1.0) * mag(rng);
+}
+
+template <class T>
+T random_operand(Format f, std::mt19937& rng) {
+    if constexpr (std::is_same_v<T, double>)
+        return random_double(rng);
+    else if constexpr (std::is_same_v<T, float>)
+        return float(random_double(rng) * 0.5);
+    else
+        return random_bits(f, rng);
+}
+
+template <class Op>
+struct Pools {
+    DeviceBuffer<typename Op::AReg> a{kPool};
+    DeviceBuffer<typename Op::BReg> b{kPool};
+    DeviceBuffer<typename Op::CReg> c{kPool};
+    explicit Pools(std::mt19937& rng) {
+        fill(a, rng);
+        fill(b, rng);
+        fill(c, rng);
+    }
+    Operands<Op> operands() const { return {a.get(), b.get(), c.get()}; }
+
+private:
+    template <class T>
+    static void fill(DeviceBuffer<T>& d, std::mt19937& rng) {
+        std::vector<T> h(kPool);
+        for (auto& v : h) v = random_operand<T>(Op::kFormat, rng);
+        d.copy_from_host(h.data(), h.size());
+    }
+};
+
+/// Dynamic shared memory that keeps a second block off an SM (the kernels use none of it).
+size_t one_block_per_sm(const Context& ctx) {
+    return std::min(ctx.smem_per_sm / 2 + 1024, ctx.smem_per_block_optin);
+}
+
+struct Timed {
+    double clock_cycles = 0; // median over repeats of the median block's clock64 cycles
+    double event_cycles = 0; // median over repeats of the event time, in SM cycles
+};
+
+/// Launches `launch` once untimed, then kRepeats times between events; `cycles` holds one entry
+/// per block afterwards.
+template <class Launch>
+Timed time_launches(const Context& ctx, Launch&& launch, const DeviceBuffer<long long>& cycles,
+                    int blocks) {
+    Event start, stop;
+    std::vector<double> clk, ev;
+    std::vector<long long> h(static_cast<size_t>(blocks));
+    for (int rep = 0; rep <= kRepeats; ++rep) {
+        start.record();
+        launch();
+        GEMMLAB_CHECK_LAUNCH();
+        stop.record();
+        const double ms = stop.ms_since(start);
+        cycles.copy_to_host(h.data(), h.size());
+        if (rep == 0) continue;
+        clk.push_back(kit::median(std::vector<double>(h.begin(), h.end())));
+        ev.push_back(kit::ms_to_cycles(ctx, ms));
+    }
+    return {kit::median(clk), kit::median(ev)};
+}
+
+struct Best {
+    double rate = 0;
+    int warps = 0, chains = 0;
+};
+
+struct ShapeResult {
+    const char* name = "";
+    const char* key = "";
+    bool f64 = false;
+    double flop = 0;
+    Best best;
+    double latency_cycles = 0;
+    Table table;
+};
+
+/// One sweep point: `warps` warps of kChains chains on every SM.
+template <class Op, int kChains>
+void sweep_point(const Context& ctx, const Pools<Op>& pools, int warps, ShapeResult& out) {
+    constexpr int kThreads = max_threads<Op, kChains>();
+    if (warps * 32 > kThreads) return;
+    auto* kernel = mma_chains_kernel<Op, kChains, kThreads>;
+    const size_t smem = one_block_per_sm(ctx);
+    GEMMLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    const int threads = warps * 32;
+    const double per_chain = kTargetFlopPerSm / (flop_per_mma<Op>() * warps * kChains);
+    const int iters = int(std::clamp(per_chain, double(kMinIters), double(kMaxIters)));
+    DeviceBuffer<typename Op::CReg> sink(size_t(ctx.sm_count) * threads);
+    DeviceBuffer<long long> cycles(size_t(ctx.sm_count));
+    const Timed t = time_launches(
+        ctx,
+        [&] {
+            kernel<<<ctx.sm_count, threads, smem>>>(pools.operands(), iters, sink.get(),
+                                                    cycles.get());
+        },
+        cycles, ctx.sm_count);
+    const double mmas = double(iters) * kChains;              // per warp
+    const double flop_sm = mmas * warps * flop_per_mma<Op>(); // per block = per SM
+    const double rate = flop_sm / t.clock_cycles;
+    const double per_mma = t.clock_cycles / mmas;
+    out.table.rows.push_back({double(warps), double(kChains), rate, flop_sm / t.event_cycles,
+                              rate * ctx.sm_count * ctx.clock_mhz * 1e-6, per_mma,
+                              ctx.cycles_to_ns(per_mma)});
+    if (rate > out.best.rate) out.best = {rate, warps, kChains};
+}
+
+template <class Op>
+ShapeResult measure_shape(const Context& ctx, std::mt19937& rng) {
+    kit::progress(ctx, std::string("tensor mma.sync ") + Op::kName);
+    ShapeResult r;
+    r.name = Op::kName;
+    r.key = Op::kKey;
+    r.f64 = Op::kFormat == Format::F64;
+    r.flop = flop_per_mma<Op>();
+    const Pools<Op> pools(rng);
+
+    r.table.title = std::string(Op::kName) +
+                    " mma.sync throughput vs warps per SM and chains per warp "
+                    "(one block per SM)";
+    r.table.columns = {"warps per SM",
+                       "chains per warp",
+                       "FLOP per clk per SM (clock64)",
+                       "FLOP per clk per SM (events)",
+                       "whole GPU",
+                       "time per mma per warp",
+                       "time per mma per warp"};
+    r.table.units = {"warps", "chains", "FLOP/clk/SM", "FLOP/clk/SM", "TFLOP/s", "cycles", "ns"};
+    for (int warps : {1, 2, 4, 8, 16, 32}) {
+        sweep_point<Op, 1>(ctx, pools, warps, r);
+        sweep_point<Op, 4>(ctx, pools, warps, r);
+        sweep_point<Op, 8>(ctx, pools, warps, r);
+    }
+
+    // Latency: one warp, one chain; its cycles per trip are one mma's latency.
+    constexpr int kThreads = max_threads<Op, 1>();
+    DeviceBuffer<typename Op::CReg> sink(32);
+    DeviceBuffer<long long> cycles(1);
+    const Timed t = time_launches(
+        ctx,
+        [&] {
+            mma_chains_kernel<Op, 1, kThreads>
+                <<<1, 32>>>(pools.operands(), kLatencySteps, sink.get(), cycles.get());
+        },
+        cycles, 1);
+    r.latency_cycles = t.clock_cycles / kLatencySteps;
+    return r;
+}
+
+// ---- wgmma
+
+struct WgmmaImage {
+    std::vector<uint16_t> bits; // A0 (64x16), A1 (64x16), B (Nx16), each in the tensor.hpp layout
+    int bytes() const { return int(bits.size() * 2); }
+};
+
+/// Places element (row, k) of each operand at its byte offset; value(operand, row, k) gives the
+/// bf16 bits, operand 0/1 = A of warpgroup 0/1, 2 = B (rows are B's columns n).
+template <class Value>
+WgmmaImage make_image(int n, Value value) {
+    WgmmaImage img;
+    img.bits.assign((kBOffset + uint32_t(n) * 32) / 2, 0);
+    for (int op = 0; op < 3; ++op) {
+        const int rows = op < 2 ? 64 : n;
+        const uint32_t base = op < 2 ? op * kATileBytes : kBOffset;
+        for (int row = 0; row < rows; ++row)
+            for (int k = 0; k < 16; ++k)
+                img.bits[(base + tc::kmajor_offset(row, k)) / 2] = value(op, row, k);
+    }
+    return img;
+}
+
+uint16_t bf16_bits(float x) { // exact for the small integers and bf16 values used here
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    return uint16_t(u >> 16);
+}
+
+struct WgmmaRow {
+    int n = 0;
+    bool checked = false;    // D matched the host product
+    std::string layout_note; // which descriptor strides passed
+    double best_rate = 0;
+    int best_warpgroups = 0;
+    double latency_cycles = 0;
+};
+
+/// Runs one exact wgmma on small integers with the descriptor strides `strides` and compares every
+/// element of D with the host product.
+template <int N>
+bool wgmma_check(uint64_t strides, std::mt19937& rng) {
+    std::uniform_int_distribution<int> small(-2, 2);
+    std::vector<float> av(64 * 16), bv(N * 16);
+    for (auto& v : av) v = float(small(rng));
+    for (auto& v : bv) v = float(small(rng));
+    const WgmmaImage img = make_image(N, [&](int op, int row, int k) {
+        return op == 0   ? bf16_bits(av[size_t(row * 16 + k)])
+               : op == 2 ? bf16_bits(bv[size_t(row * 16 + k)])
+                         : uint16_t(0);
+    });
+    DeviceBuffer<uint16_t> dimg(img.bits.size());
+    dimg.copy_from_host(img.bits.data(), img.bits.size());
+    DeviceBuffer<float> d(size_t(128) * (N / 2));
+    wgmma_check_kernel<N><<<1, 128, size_t(img.bytes())>>>(
+        reinterpret_cast<const uint4*>(dimg.get()), img.bytes(), strides, d.get());
+    GEMMLAB_CHECK_LAUNCH();
+    std::vector<float> h(size_t(128) * (N / 2));
+    d.copy_to_host(h.data(), h.size());
+    for (int t = 0; t < 128; ++t)
+        for (int reg = 0; reg < N / 2; ++reg) {
+            const tc::Coord at = tc::wgmma_d(t, reg);
+            float want = 0;
+            for (int k = 0; k < 16; ++k)
+                want += av[size_t(at.row * 16 + k)] * bv[size_t(at.col * 16 + k)];
+            if (h[size_t(t * (N / 2) + reg)] != want) return false;
+        }
+    return true;
+}
+
+template <int N>
+WgmmaRow measure_wgmma(const Context& ctx, std::mt19937& rng, Table& table, Table& latency) {
+    kit::progress(ctx, "tensor wgmma m64n" + std::to_string(N) + "k16");
+    WgmmaRow row;
+    row.n = N;
+    // The documented strides first; if D comes out wrong, the two fields swapped, which tells
+    // the first GPU run which reading of "leading" and "stride" the hardware has.
+    const uint64_t documented =
+        tc::wgmma_descriptor(0, tc::kLeadingByteOffset, tc::kStrideByteOffset);
+    const uint64_t swapped = tc::wgmma_descriptor(0, tc::kStrideByteOffset, tc::kLeadingByteOffset);
+    uint64_t strides = documented;
+    if (wgmma_check<N>(documented, rng)) {
+        row.checked = true;
+        row.layout_note = "LBO 128 B along K, SBO 256 B along M/N, as documented";
+    } else if (wgmma_check<N>(swapped, rng)) {
+        row.checked = true;
+        strides = swapped;
+        row.layout_note = "only with LBO and SBO swapped (256 B in the LBO field, 128 B in SBO)";
+    } else {
+        row.layout_note = "D differs from the host product with either stride reading";
+    }
+
+    std::vector<uint32_t> random(kPool);
+    for (auto& v : random) v = random_bits(Format::Bf16, rng);
+    int next = 0;
+    const WgmmaImage img = make_image(
+        N, [&](int, int, int) { return uint16_t(random[size_t(next++ % kPool)] & 0xFFFFu); });
+    DeviceBuffer<uint16_t> dimg(img.bits.size());
+    dimg.copy_from_host(img.bits.data(), img.bits.size());
+    const auto* image = reinterpret_cast<const uint4*>(dimg.get());
+    const size_t smem = std::max(size_t(img.bytes()), one_block_per_sm(ctx));
+    const double flop = 2.0 * 64 * N * 16;
+
+    GEMMLAB_CUDA_CHECK(cudaFuncSetAttribute(
+        wgmma_kernel<N, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    for (int warpgroups : {1, 2}) {
+        const int threads = 128 * warpgroups;
+        const int iters =
+            std::max(16, int(kTargetFlopPerSm * 4 / (flop * kWgmmaBatch * warpgroups)));
+        DeviceBuffer<float> sink(size_t(ctx.sm_count) * threads);
+        DeviceBuffer<long long> cycles(size_t(ctx.sm_count));
+        const Timed t = time_launches(
+            ctx,
+            [&] {
+                wgmma_kernel<N, false><<<ctx.sm_count, threads, smem>>>(
+                    image, img.bytes(), strides, iters, sink.get(), cycles.get());
+            },
+            cycles, ctx.sm_count);
+        const double per_wg = double(iters) * kWgmmaBatch;
+        const double flop_sm = per_wg * warpgroups * flop;
+        const double rate = flop_sm / t.clock_cycles;
+        const double per_wgmma = t.clock_cycles / per_wg;
+        table.rows.push_back({double(N), double(warpgroups), rate, flop_sm / t.event_cycles,
+                              rate * ctx.sm_count * ctx.clock_mhz * 1e-6, per_wgmma,
+                              ctx.cycles_to_ns(per_wgmma)});
+        if (rate > row.best_rate) {
+            row.best_rate = rate;
+            row.best_warpgroups = warpgroups;
+        }
+    }
+
+    DeviceBuffer<float> sink(128);
+    DeviceBuffer<long long> cycles(1);
+    const Timed t = time_launches(
+        ctx,
+        [&] {
+            wgmma_kernel<N, true><<<1, 128, size_t(img.bytes())>>>(
+                image, img.bytes(), strides, kWgmmaLatencySteps, sink.get(), cycles.get());
+        },
+        cycles, 1);
+    row.latency_cycles = t.clock_cycles / kWgmmaLatencySteps;
+    latency.rows.push_back(
+        {double(N), flop, row.latency_cycles, ctx.cycles_to_ns(row.latency_cycles)});
+    return row;
+}
+
+// ---- rounding
+
+/// The register images of `cases` single-mma problems on m16n8k8 (tf32 or f64): problem k has
+/// A(0, j) = a[k][j], B(j, 0) = b[k][j], C(0, 0) = c[k], every other element 0.
+template <class Op>
+struct CaseImages {
+    std::vector<typename Op::AReg> a;
+    std::vector<typename Op::BReg> b;
+    std::vector<typename Op::CReg> c;
+};
+
+template <class T>
+T as_register(double v) {
+    if constexpr (std::is_same_v<T, uint32_t>) { // tf32: the FP32 bit pattern
+        const float f = float(v);
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        return u;
+    } else {
+        return T(v);
+    }
+}
+
+/// D(0, 0) of each problem; problem k is (c[k], products a[k][j] * b[k][j], j < 8).
+template <class Op>
+std::vector<double> run_cases(const std::vector<double>& c,
+                              const std::vector<std::array<double, 8>>& a,
+                              const std::vector<std::array<double, 8>>& b) {
+    namespace lay = tc::m16n8k8;
+    const int cases = int(c.size());
+    CaseImages<Op> img;
+    img.a.assign(size_t(cases) * 32 * Op::kA, as_register<typename Op::AReg>(0.0));
+    img.b.assign(size_t(cases) * 32 * Op::kB, as_register<typename Op::BReg>(0.0));
+    img.c.assign(size_t(cases) * 32 * Op::kC, typename Op::CReg(0));
+    for (int k = 0; k < cases; ++k)
+        for (int lane = 0; lane < 32; ++lane) {
+            const size_t base = size_t(k * 32 + lane);
+            for (int i = 0; i < Op::kA; ++i) {
+                const tc::Coord at = lay::a(lane, i);
+                if (at.row == 0)
+                    img.a[base * Op::kA + i] =
+                        as_register<typename Op::AReg>(a[size_t(k)][size_t(at.col)]);
+            }
+            for (int i = 0; i < Op::kB; ++i) {
+                const tc::Coord at = lay::b(lane, i);
+                if (at.col == 0)
+                    img.b[base * Op::kB + i] =
+                        as_register<typename Op::BReg>(b[size_t(k)][size_t(at.row)]);
+            }
+            for (int i = 0; i < Op::kC; ++i) {
+                const tc::Coord at = lay::c(lane, i);
+                if (at.row == 0 && at.col == 0)
+                    img.c[base * Op::kC + i] = typename Op::CReg(c[size_t(k)]);
+            }
+        }
+    DeviceBuffer<typename Op::AReg> da(img.a.size());
+    DeviceBuffer<typename Op::BReg> db(img.b.size());
+    DeviceBuffer<typename Op::CReg> dc(img.c.size()), dd(img.c.size());
+    da.copy_from_host(img.a.data(), img.a.size());
+    db.copy_from_host(img.b.data(), img.b.size());
+    dc.copy_from_host(img.c.data(), img.c.size());
+    mma_cases_kernel<Op><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get(), cases);
+    GEMMLAB_CHECK_LAUNCH();
+    std::vector<typename Op::CReg> h(img.c.size());
+    dd.copy_to_host(h.data(), h.size());
+    std::vector<double> out;
+    for (int k = 0; k < cases; ++k)
+        for (int lane = 0; lane < 32; ++lane)
+            for (int i = 0; i < Op::kC; ++i)
+                if (lay::c(lane, i).row == 0 && lay::c(lane, i).col == 0)
+                    out.push_back(double(h[size_t((k * 32 + lane) * Op::kC + i)]));
+    return out;
+}
+
+struct RoundingResult {
+    Table accumulation, operands;
+    std::vector<double> measured_u; // per kAccumulationCases entry
+    std::vector<tc::Rounding> modes;
+    std::vector<double> extra; // measured values of the operand/product cases
+};
+
+/// Runs the accumulation cases (and `extra` problems after them) for one precision: u = 2^-p,
+/// each product built as (product_u 2^-h) * 2^-(p - h) so that both factors are exact.
+template <class Op>
+RoundingResult measure_rounding(int p, const char* name, const std::vector<double>& extra_c,
+                                const std::vector<std::array<double, 8>>& extra_a,
+                                const std::vector<std::array<double, 8>>& extra_b) {
+    const int h = p / 2;
+    const double u = std::ldexp(1.0, -p);
+    std::vector<double> c;
+    std::vector<std::array<double, 8>> a, b;
+    for (const auto& cs : tc::kAccumulationCases) {
+        std::array<double, 8> ra{}, rb{};
+        for (int j = 0; j < cs.products; ++j) {
+            ra[size_t(j)] = cs.product_u * std::ldexp(1.0, -h);
+            rb[size_t(j)] = std::ldexp(1.0, -(p - h));
+        }
+        c.push_back(cs.c_sign);
+        a.push_back(ra);
+        b.push_back(rb);
+    }
+    c.insert(c.end(), extra_c.begin(), extra_c.end());
+    a.insert(a.end(), extra_a.begin(), extra_a.end());
+    b.insert(b.end(), extra_b.begin(), extra_b.end());
+    const std::vector<double> d = run_cases<Op>(c, a, b);
+
+    RoundingResult r;
+    r.accumulation.title = std::string(name) +
+                           " accumulation: D = C + products, offsets from C in units of u = 2^-" +
+                           std::to_string(p) +
+                           " (cases: 1) 1 + 1.5u, 2) 1 + 0.5u, 3) 1 + 1u tie, 4) -1 - 1.5u, "
+                           "5) -1 - 0.5u, 6) 1 - 0.25u, 7) 1 + 8 x 0.5u)";
+    r.accumulation.columns = {"case",
+                              "C",
+                              "exact",
+                              "measured",
+                              "round to nearest even",
+                              "round to nearest away",
+                              "toward zero",
+                              "down",
+                              "up"};
+    r.accumulation.units = {"", "", "u", "u", "u", "u", "u", "u", "u"};
+    for (size_t i = 0; i < tc::kAccumulationCases.size(); ++i) {
+        const auto& cs = tc::kAccumulationCases[i];
+        const double measured = (d[i] - cs.c_sign) / u; // exact: d lies within a factor 2 of C
+        r.measured_u.push_back(measured);
+        std::vector<double> row = {double(i + 1), double(cs.c_sign), cs.exact_u(), measured};
+        for (tc::Rounding mode : tc::kRoundings)
+            row.push_back(tc::rounded_offset(cs.c_sign, cs.exact_u(), mode));
+        r.accumulation.rows.push_back(std::move(row));
+    }
+    r.modes = tc::matching_modes(r.measured_u);
+    r.extra.assign(d.begin() + std::ptrdiff_t(tc::kAccumulationCases.size()), d.end());
+    return r;
+}
+
+std::string mode_list(const std::vector<tc::Rounding>& modes) {
+    if (modes.empty())
+        return "matches none of round to nearest (even or away), toward zero, down, up";
+    std::string s;
+    for (size_t i = 0; i < modes.size(); ++i)
+        s += (i ? " / " : "") + std::string(tc::rounding_name(modes[i]));
+    return s;
+}
+
+/// "1 + 1.5u -> 1, 1 + 0.5u -> 1, ..." for the cases [from, to).
+std::string cases_text(const RoundingResult& r, size_t from, size_t to) {
+    std::string s;
+    for (size_t i = from; i < to && i < r.measured_u.size(); ++i) {
+        const auto& cs = tc::kAccumulationCases[i];
+        s += (i > from ? ", " : "") + std::string(cs.label) + " -> " +
+             tc::offset_text(cs.c_sign, r.measured_u[i]);
+    }
+    return s;
+}
+
+/// The verdict on cases 6 and 7, in words, against the mode the same-sign cases showed.
+std::string subtraction_and_sum_text(const RoundingResult& r) {
+    const auto& c6 = tc::kAccumulationCases[5];
+    const auto& c7 = tc::kAccumulationCases[6];
+    const double m6 = r.measured_u[5], m7 = r.measured_u[6];
+    std::string s = std::string(c6.label) + " -> " + tc::offset_text(c6.c_sign, m6);
+    if (r.modes.size() == 1) {
+        const tc::Rounding mode = r.modes.front();
+        const double want = tc::rounded_offset(c6.c_sign, c6.exact_u(), mode);
+        if (m6 == want)
+            s += " (as that mode gives for the exact value)";
+        else if (mode == tc::Rounding::TowardZero && m6 == 0)
+            s += " (truncating the exact value would give " + tc::offset_text(c6.c_sign, want) +
+                 ": the part of the smaller addend below C's last place is dropped before the "
+                 "subtraction)";
+        else
+            s += " (that mode would give " + tc::offset_text(c6.c_sign, want) +
+                 " for the exact value)";
+    }
+    s += "; " + std::string(c7.label) + " -> " + tc::offset_text(c7.c_sign, m7);
+    s += m7 == c7.exact_u() ? " (the eight products are summed before one rounding)"
+                            : " (the products are not summed exactly before rounding)";
+    return s;
+}
+
+int mode_code(const std::vector<tc::Rounding>& modes) {
+    return modes.size() == 1 ? int(modes.front()) : -1;
+}
+
+std::string ratio_text(double x) { return kit::num(x, x >= 10 ? 0 : 1) + "x"; }
+
+} // namespace
+
+Result run_tensor(Context& ctx) {
+    kit::ensure_clock(ctx);
+    Result r;
+    const int cc = ctx.cc_major * 10 + ctx.cc_minor;
+    if (cc < 80) {
+        r.headlines.push_back({"tensor_skipped", 1.0, "flag",
+                               "tensor: skipped: mma.sync of these shapes needs compute "
+                               "capability 8.0 or newer; this device is " +
+                                   std::to_string(ctx.cc_major) + "." +
+                                   std::to_string(ctx.cc_minor)});
+        return r;
+    }
+    const CodeArch code = query_code_arch();
+    if (code.arch < 800) {
+        r.headlines.push_back({"tensor_skipped", 1.0, "flag",
+                               "tensor: skipped: the code running is sm_" +
+                                   std::to_string(code.arch / 10) +
+                                   ", and mma.sync of these shapes needs sm_80 code"});
+        return r;
+    }
+    const bool sm90_shapes = code.arch >= 900;
+    std::mt19937 rng(20261122u);
+
+    // ---- mma.sync throughput and latency
+    std::vector<ShapeResult> shapes;
+    shapes.push_back(measure_shape<MmaF64m8n8k4>(ctx, rng));
+    if (sm90_shapes) {
+        shapes.push_back(measure_shape<MmaF64m16n8k4>(ctx, rng));
+        shapes.push_back(measure_shape<MmaF64m16n8k8>(ctx, rng));
+        shapes.push_back(measure_shape<MmaF64m16n8k16>(ctx, rng));
+    }
+    shapes.push_back(measure_shape<MmaTf32m16n8k8>(ctx, rng));
+    shapes.push_back(measure_shape<MmaBf16m16n8k16>(ctx, rng));
+    shapes.push_back(measure_shape<MmaF16m16n8k16>(ctx, rng));
+
+    const double fp64_peak = 2.0 * ctx.fp64_lanes_per_sm, fp32_peak = 2.0 * ctx.fp32_lanes_per_sm;
+    const char* kShapeOrder[] = {"f64 m8n8k4",   "f64 m16n8k4",   "f64 m16n8k8",  "f64 m16n8k16",
+                                 "tf32 m16n8k8", "bf16 m16n8k16", "fp16 m16n8k16"};
+    Table summary;
+    summary.title =
+        "mma.sync per shape (shape 1 f64 m8n8k4, 2 f64 m16n8k4, 3 f64 m16n8k8, 4 f64 m16n8k16, "
+        "5 tf32 m16n8k8, 6 bf16 m16n8k16, 7 fp16 m16n8k16; CUDA-core peak = 2 x FP64 or FP32 "
+        "lanes)";
+    summary.columns = {"shape",     "FLOP per mma",   "best",
+                       "whole GPU", "CUDA-core peak", "tensor / CUDA-core",
+                       "latency",   "latency",        "mma in flight per SM at best"};
+    summary.units = {"",  "FLOP",   "FLOP/clk/SM", "TFLOP/s", "FLOP/clk/SM",
+                     "x", "cycles", "ns",          "mma"};
+    double bf16_mma_best = 0;
+    for (const auto& s : shapes) {
+        const int index =
+            int(std::find_if(std::begin(kShapeOrder), std::end(kShapeOrder),
+                             [&](const char* n) { return std::string(n) == s.name; }) -
+                std::begin(kShapeOrder)) +
+            1;
+        const double peak = s.f64 ? fp64_peak : fp32_peak;
+        const double tflops = s.best.rate * ctx.sm_count * ctx.clock_mhz * 1e-6;
+        const double ratio = peak > 0 ? s.best.rate / peak : 0.0;
+        summary.rows.push_back({double(index), s.flop, s.best.rate, tflops, peak, ratio,
+                                s.latency_cycles, ctx.cycles_to_ns(s.latency_cycles),
+                                s.best.rate * s.latency_cycles / s.flop});
+        if (std::string(s.name) == "bf16 m16n8k16") bf16_mma_best = s.best.rate;
+
+        std::string text = std::string(s.name) + " mma.sync: " + kit::num(s.best.rate) +
+                           " FLOP/clk/SM (" + kit::num(tflops, 1) + " TFLOP/s over " +
+                           std::to_string(ctx.sm_count) + " SMs at " + kit::num(ctx.clock_mhz) +
+                           " MHz; " + std::to_string(s.best.warps) + " warps/SM x " +
+                           std::to_string(s.best.chains) + " chains), ";
+        text += peak > 0 ? ratio_text(ratio) + " the " + std::string(s.f64 ? "FP64" : "FP32") +
+                               " CUDA-core FMA peak of " + kit::num(peak) + " FLOP/clk/SM"
+                         : std::string("CUDA-core peak unknown for this device");
+        text += "; latency " + kit::cycles_text(ctx, s.latency_cycles) + ", so " +
+                kit::num(s.best.rate * s.latency_cycles / s.flop, 1) +
+                " mma in flight per SM at that rate";
+        r.headlines.push_back({std::string("tensor_") + s.key + "_flop_per_clk_sm", s.best.rate,
+                               "FLOP/clk/SM", text});
+    }
+    for (auto& s : shapes) r.tables.push_back(std::move(s.table));
+    r.tables.push_back(std::move(summary));
+    if (!sm90_shapes)
+        r.headlines.push_back(
+            {"tensor_f64_sm90_shapes_skipped", 1.0, "flag",
+             "f64 m16n8k4 / m16n8k8 / m16n8k16 mma.sync and the f64 rounding cases skipped: they "
+             "need sm_90 code, and the code running is sm_" +
+                 std::to_string(code.arch / 10)});
+
+    // ---- wgmma
+    if (ctx.cc_major == 9 && ctx.cc_minor == 0 && code.wgmma) {
+        Table wt, wl;
+        wt.title = "wgmma bf16 m64nNk16 (f32 accumulators, A and B from shared memory) throughput, "
+                   "one block per SM";
+        wt.columns = {"N",
+                      "warpgroups per SM",
+                      "FLOP per clk per SM (clock64)",
+                      "FLOP per clk per SM (events)",
+                      "whole GPU",
+                      "time per wgmma per warpgroup",
+                      "time per wgmma per warpgroup"};
+        wt.units = {"columns", "warpgroups", "FLOP/clk/SM", "FLOP/clk/SM",
+                    "TFLOP/s", "cycles",     "ns"};
+        wl.title = "wgmma bf16 m64nNk16 latency (one warpgroup, wait_group 0 after each wgmma)";
+        wl.columns = {"N", "FLOP per wgmma", "latency", "latency"};
+        wl.units = {"columns", "FLOP", "cycles", "ns"};
+        std::vector<WgmmaRow> rows;
+        rows.push_back(measure_wgmma<64>(ctx, rng, wt, wl));
+        rows.push_back(measure_wgmma<128>(ctx, rng, wt, wl));
+        rows.push_back(measure_wgmma<256>(ctx, rng, wt, wl));
+        bool all_checked = true;
+        std::string notes;
+        for (const auto& w : rows) {
+            all_checked = all_checked && w.checked;
+            notes += (notes.empty() ? "" : "; ") + std::string("N = ") + std::to_string(w.n) +
+                     ": " + w.layout_note;
+            const double tflops = w.best_rate * ctx.sm_count * ctx.clock_mhz * 1e-6;
+            std::string text = "wgmma bf16 m64n" + std::to_string(w.n) +
+                               "k16 (A, B in shared memory): " + kit::num(w.best_rate) +
+                               " FLOP/clk/SM (" + kit::num(tflops, 1) + " TFLOP/s at " +
+                               kit::num(ctx.clock_mhz) + " MHz; " +
+                               std::to_string(w.best_warpgroups) + " warpgroup(s)/SM)";
+            if (fp32_peak > 0)
+                text += ", " + ratio_text(w.best_rate / fp32_peak) + " the FP32 CUDA-core FMA peak";
+            if (bf16_mma_best > 0)
+                text += ", " + ratio_text(w.best_rate / bf16_mma_best) + " bf16 mma.sync's best";
+            text += "; latency " + kit::cycles_text(ctx, w.latency_cycles);
+            if (!w.checked)
+                text += " (D was WRONG in the layout check: the rate is of a misread operand)";
+            r.headlines.push_back(
+                {"tensor_wgmma_bf16_m64n" + std::to_string(w.n) + "k16_flop_per_clk_sm",
+                 w.best_rate, "FLOP/clk/SM", text});
+        }
+        r.headlines.push_back(
+            {"tensor_wgmma_layout_check", all_checked ? 1.0 : 0.0, "pass",
+             std::string("wgmma layout check (one m64nNk16 on small integers vs the host product, "
+                         "K-major no-swizzle descriptors): ") +
+                 (all_checked ? "exact" : "FAILED") + " (" + notes + ")"});
+        r.tables.push_back(std::move(wt));
+        r.tables.push_back(std::move(wl));
+    } else {
+        const std::string why =
+            !(ctx.cc_major == 9 && ctx.cc_minor == 0)
+                ? "wgmma needs compute capability 9.0; this device is " +
+                      std::to_string(ctx.cc_major) + "." + std::to_string(ctx.cc_minor)
+                : "this binary has no sm_90a code (its code is sm_" +
+                      std::to_string(code.arch / 10) + "); build with CMAKE_CUDA_ARCHITECTURES=90a";
+        r.headlines.push_back({"tensor_wgmma_skipped", 1.0, "flag", "wgmma rows skipped: " + why});
+    }
+
+    // ---- rounding
+    kit::progress(ctx, "tensor rounding");
+    {
+        // Extra tf32 problems: 1) (2 - 2^-10)^2 with C = 0, exact in FP32 only if the product keeps
+        // its 22 bits; 2) a = 1 + 2^-11 + 2^-12 given as FP32 (bits below tf32's 10), b = 1, C = 0.
+        const double q = 2.0 - std::ldexp(1.0, -10);
+        const double low = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -12);
+        std::array<double, 8> pa{}, pb{}, oa{}, ob{};
+        pa[0] = q;
+        pb[0] = q;
+        oa[0] = low;
+        ob[0] = 1.0;
+        RoundingResult t = measure_rounding<MmaTf32m16n8k8>(24, "tf32 mma.sync m16n8k8", {0.0, 0.0},
+                                                            {pa, oa}, {pb, ob});
+        const double product_exact = q * q, product_measured = t.extra[0],
+                     operand_measured = t.extra[1];
+        t.operands.title =
+            "tf32 mma.sync m16n8k8: product and operand cases (1: (2 - 2^-10)^2, C = 0; "
+            "2: a = 1 + 2^-11 + 2^-12 given as FP32, b = 1, C = 0; expected = the exact value)";
+        t.operands.columns = {"case", "expected", "measured", "measured - expected"};
+        t.operands.units = {"", "", "", ""};
+        t.operands.rows.push_back(
+            {1, product_exact, product_measured, product_measured - product_exact});
+        t.operands.rows.push_back({2, low, operand_measured, operand_measured - low});
+
+        r.headlines.push_back(
+            {"tensor_tf32_accumulation_rounding", double(mode_code(t.modes)), "mode",
+             "tf32 mma.sync accumulation into FP32: " + mode_list(t.modes) + " (u = 2^-24: " +
+                 cases_text(t, 0, tc::kSameSignCases) + "); " + subtraction_and_sum_text(t)});
+        r.headlines.push_back(
+            {"tensor_tf32_products_exact", product_measured == product_exact ? 1.0 : 0.0, "bool",
+             std::string("tf32 products: ") +
+                 (product_measured == product_exact
+                      ? "exact ((2 - 2^-10)^2 = 4 - 2^-8 + 2^-20 comes back whole)"
+                      : "NOT exact ((2 - 2^-10)^2 came back as " + kit::num(product_measured, 9) +
+                            ", exact " + kit::num(product_exact, 9) + ")")});
+        const double truncated = 1.0, rounded = 1.0 + std::ldexp(1.0, -10);
+        const int operand_code = operand_measured == truncated ? 0
+                                 : operand_measured == rounded ? 1
+                                 : operand_measured == low     ? 2
+                                                               : -1;
+        const char* operand_words[] = {
+            "ignored (truncated to tf32): 1 + 2^-11 + 2^-12 acts as 1",
+            "rounded to the nearest tf32: 1 + 2^-11 + 2^-12 acts as 1 + 2^-10",
+            "used in full (FP32): 1 + 2^-11 + 2^-12 acts as itself"};
+        r.headlines.push_back(
+            {"tensor_tf32_operand_low_bits", double(operand_code), "mode",
+             "tf32 mma.sync, the 13 FP32 operand bits below tf32: " +
+                 (operand_code >= 0 ? std::string(operand_words[operand_code])
+                                    : "unexpected result " + kit::num(operand_measured, 9)) +
+                 (operand_code == 0 ? " (convert with cvt.rna.tf32.f32 first to round instead)"
+                                    : "")});
+        r.tables.push_back(std::move(t.accumulation));
+        r.tables.push_back(std::move(t.operands));
+    }
+    if (sm90_shapes) {
+        // Extra f64 problem: C = -1, (1 + 2^-30)(1 - 2^-30) = 1 - 2^-60: D = -2^-60 if fused,
+        // 0 if the product is rounded to double first.
+        std::array<double, 8> fa{}, fb{};
+        fa[0] = 1.0 + std::ldexp(1.0, -30);
+        fb[0] = 1.0 - std::ldexp(1.0, -30);
+        RoundingResult f =
+            measure_rounding<MmaF64m16n8k8>(53, "f64 mma.sync m16n8k8", {-1.0}, {fa}, {fb});
+        const double fused = -std::ldexp(1.0, -60), measured = f.extra[0];
+        f.operands.title =
+            "f64 mma.sync m16n8k8: fused product case (C = -1, a = 1 + 2^-30, b = 1 - 2^-30; "
+            "expected -2^-60 if the product is not rounded before the addition)";
+        f.operands.columns = {"case", "expected", "measured", "measured - expected"};
+        f.operands.units = {"", "", "", ""};
+        f.operands.rows.push_back({1, fused, measured, measured - fused});
+        r.headlines.push_back(
+            {"tensor_f64_accumulation_rounding", double(mode_code(f.modes)), "mode",
+             "f64 mma.sync accumulation: " + mode_list(f.modes) + " (u = 2^-53: " +
+                 cases_text(f, 0, tc::kSameSignCases) + "); " + subtraction_and_sum_text(f)});
+        r.headlines.push_back(
+            {"tensor_f64_product_fused", measured == fused ? 1.0 : 0.0, "bool",
+             std::string("f64 mma.sync product: ") +
+                 (measured == fused
+                      ? "fused like fma (-1 + (1 + 2^-30)(1 - 2^-30) = -2^-60 exactly)"
+                      : "rounded before the addition (-1 + (1 + 2^-30)(1 - 2^-30) "
+                        "gave " +
+                            kit::num(measured * std::ldexp(1.0, 60), 3) + " x 2^-60)")});
+        r.tables.push_back(std::move(f.accumulation));
+        r.tables.push_back(std::move(f.operands));
+    }
+    return r;
+}
+
+} // namespace gemmlab::probe

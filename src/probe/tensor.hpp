@@ -1,0 +1,191 @@
+#pragma once
+// The CPU-side logic of the `tensor` probe (src/probe/tensor.cu), kept apart so that tests can
+// check it without a GPU: which value each IEEE rounding mode would give for the accumulation test
+// cases, which mode a set of measured results matches, the fragment layouts the probe uses to
+// place values in lanes, and the wgmma shared-memory layout and matrix descriptor.
+//
+// Everything here is plain constexpr / inline C++ with no CUDA types; tensor.cu calls the constexpr
+// functions from device code too (the project builds with --expt-relaxed-constexpr).
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemmlab::probe::tensor {
+
+// ------------------------------------------------------------------------------------------------
+// Rounding of C + sum of products, for C = +-1 and products of a few units u = 2^-p, p = 24 (FP32
+// accumulators) or 53 (FP64). Offsets are in units of u. Above 1 in magnitude the representable
+// values are 2u apart, below it u apart, so every candidate result is C + (small integer) u and
+// the arithmetic below is exact in double.
+
+enum class Rounding { NearestEven, NearestAway, TowardZero, Down, Up };
+
+inline constexpr std::array<Rounding, 5> kRoundings = {Rounding::NearestEven, Rounding::NearestAway,
+                                                       Rounding::TowardZero, Rounding::Down,
+                                                       Rounding::Up};
+
+inline constexpr std::string_view rounding_name(Rounding r) {
+    switch (r) {
+    case Rounding::NearestEven: return "rounds to nearest (ties to even)";
+    case Rounding::NearestAway: return "rounds to nearest (ties away from zero)";
+    case Rounding::TowardZero: return "truncates (round toward zero)";
+    case Rounding::Down: return "rounds down (toward -infinity)";
+    case Rounding::Up: return "rounds up (toward +infinity)";
+    }
+    return "?";
+}
+
+/// The result of rounding C + x u, C = c_sign * 1, to the accumulator's precision with `mode`,
+/// as an offset from C in units of u. x is a multiple of 1/4 with |x| < 2^20.
+inline double rounded_offset(int c_sign, double x, Rounding mode) {
+    // Work on the magnitude: y is how far |C + x u| lies from 1. The grid of representable
+    // magnitudes has spacing 2 (units of u) at or above 1 and spacing 1 below it.
+    const double y = c_sign * x;
+    const double lo = y >= 0 ? 2 * std::floor(y / 2) : std::floor(y); // smaller magnitude
+    const double hi = y >= 0 ? 2 * std::ceil(y / 2) : std::ceil(y);   // larger magnitude
+    if (lo == hi) return x;
+    const bool negative = c_sign < 0;
+    double pick = lo;
+    switch (mode) {
+    case Rounding::TowardZero: pick = lo; break;
+    case Rounding::Down: pick = negative ? hi : lo; break;
+    case Rounding::Up: pick = negative ? lo : hi; break;
+    case Rounding::NearestAway:
+    case Rounding::NearestEven: {
+        const double dlo = y - lo, dhi = hi - y;
+        if (dlo != dhi) {
+            pick = dlo < dhi ? lo : hi;
+        } else if (mode == Rounding::NearestAway) {
+            pick = hi;
+        } else {
+            // The last significand bit of 1 + 2k u is k's parity; of 1 - j u it is j's.
+            auto even = [](double g) {
+                const long long index =
+                    g >= 0 ? static_cast<long long>(g / 2) : static_cast<long long>(-g);
+                return index % 2 == 0;
+            };
+            pick = even(lo) ? lo : hi;
+        }
+        break;
+    }
+    }
+    return c_sign * pick;
+}
+
+/// One accumulation test: D = C + `products` equal products of `product_u` u each, C = c_sign.
+struct AccumulationCase {
+    std::string_view label;
+    int c_sign;
+    int products;
+    double product_u;
+    double exact_u() const { return products * product_u; }
+};
+
+/// The first kSameSignCases decide the rounding mode: their predictions differ between every pair
+/// of modes. Case 6 subtracts less than half a place below 1, where hardware that drops the
+/// smaller addend's bits beyond C's last place gives C while round-toward-zero of the exact
+/// value gives 1 - u. Case 7 adds eight products that each lie below C's last place but sum to
+/// exactly 2 places: only a sum formed before one final rounding keeps them.
+inline constexpr int kSameSignCases = 5;
+inline constexpr std::array<AccumulationCase, 7> kAccumulationCases = {{
+    {"1 + 1.5u", +1, 1, 1.5},
+    {"1 + 0.5u", +1, 1, 0.5},
+    {"1 + 1u (a tie)", +1, 1, 1.0},
+    {"-1 - 1.5u", -1, 1, -1.5},
+    {"-1 - 0.5u", -1, 1, -0.5},
+    {"1 - 0.25u", +1, 1, -0.25},
+    {"1 + 8 x 0.5u", +1, 8, 0.5},
+}};
+
+/// The modes whose predictions match every measured offset (units of u) of the same-sign cases;
+/// `measured_u` holds one offset per case of kAccumulationCases, in order.
+inline std::vector<Rounding> matching_modes(std::span<const double> measured_u) {
+    std::vector<Rounding> out;
+    if (measured_u.size() < size_t(kSameSignCases)) return out;
+    for (Rounding mode : kRoundings) {
+        bool all = true;
+        for (int i = 0; i < kSameSignCases; ++i) {
+            const auto& c = kAccumulationCases[size_t(i)];
+            all = all && rounded_offset(c.c_sign, c.exact_u(), mode) == measured_u[size_t(i)];
+        }
+        if (all) out.push_back(mode);
+    }
+    return out;
+}
+
+/// "1 + 2u", "-1 - 2u", "1": the value C + offset u in words.
+inline std::string offset_text(int c_sign, double offset_u) {
+    std::string s = c_sign < 0 ? "-1" : "1";
+    if (offset_u == 0) return s;
+    char buf[48];
+    const double m = offset_u < 0 ? -offset_u : offset_u;
+    std::snprintf(buf, sizeof buf, " %c %gu", offset_u < 0 ? '-' : '+', m);
+    return s + buf;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fragment layouts: which (row, column) of a matrix register `reg` of lane `lane` holds.
+
+struct Coord {
+    int row, col;
+};
+
+/// mma.m16n8k8 with .tf32 or .f64 operands (PTX ISA "Matrix Fragments for mma.m16n8k8": the two
+/// types share one layout). A is (16, 8) row-major, B (8, 8) column-major, C/D (16, 8).
+namespace m16n8k8 {
+inline constexpr int kA = 4, kB = 2, kC = 4;
+constexpr Coord a(int lane, int reg) {
+    return {lane / 4 + 8 * (reg % 2), lane % 4 + 4 * (reg / 2)};
+}
+constexpr Coord b(int lane, int reg) { return {lane % 4 + 4 * reg, lane / 4}; }
+constexpr Coord c(int lane, int reg) {
+    return {lane / 4 + 8 * (reg / 2), 2 * (lane % 4) + reg % 2};
+}
+} // namespace m16n8k8
+
+/// wgmma.mma_async.m64nNk16 accumulator D, f32 (PTX ISA "Matrix Fragments for
+/// wgmma.mma_async.m64nNk16", register fragment layout for D): warp w of the warpgroup holds rows
+/// 16w .. 16w + 15, and each 8-column slab repeats the mma.m16n8 accumulator pattern.
+constexpr Coord wgmma_d(int thread, int reg) {
+    const int warp = thread / 32, lane = thread % 32;
+    return {16 * warp + lane / 4 + 8 * ((reg / 2) % 2), 8 * (reg / 4) + 2 * (lane % 4) + reg % 2};
+}
+
+// ------------------------------------------------------------------------------------------------
+// wgmma operands in shared memory (PTX ISA "Shared Memory Matrix Layout" and "Matrix Descriptor
+// Format"): K-major, no swizzle. A tile of `rows` x 16 bf16 is cut into core matrices of 8 rows
+// x 16 bytes (8 bf16), each stored as 128 contiguous bytes. The two core matrices of one 8-row
+// group (k 0-7, k 8-15) sit next to each other, and 8-row groups follow each other:
+//   leading-dimension byte offset (next core matrix along K)    = 128 B
+//   stride-dimension byte offset  (next 8-row group along M/N)  = 256 B
+// This layout is only for measuring: without swizzling, eight rows of one core matrix are read
+// as one 128-byte line, so it is conflict-free for the tensor core's reads, and there is no
+// producer here whose stores it would have to suit.
+
+inline constexpr uint32_t kCoreMatrixBytes = 128;
+inline constexpr uint32_t kLeadingByteOffset = 128;
+inline constexpr uint32_t kStrideByteOffset = 256;
+
+/// Byte offset of bf16 element (row, k), k < 16, in the layout above.
+constexpr uint32_t kmajor_offset(int row, int k) {
+    return uint32_t((row / 8) * 2 + k / 8) * kCoreMatrixBytes + uint32_t(row % 8) * 16 +
+           uint32_t(k % 8) * 2;
+}
+
+/// The 64-bit matrix descriptor: bits 0-13 start address, 16-29 leading-dimension byte offset,
+/// 32-45 stride-dimension byte offset, each encoded as (x & 0x3FFFF) >> 4; base offset (49-51)
+/// and swizzle mode (62-63) stay 0 for the no-swizzle layout.
+constexpr uint64_t descriptor_field(uint32_t bytes) { return uint64_t((bytes & 0x3FFFFu) >> 4); }
+constexpr uint64_t wgmma_descriptor(uint32_t smem_address, uint32_t leading_bytes,
+                                    uint32_t stride_bytes) {
+    return descriptor_field(smem_address) | descriptor_field(leading_bytes) << 16 |
+           descriptor_field(stride_bytes) << 32;
+}
+
+} // namespace gemmlab::probe::tensor
