@@ -4,7 +4,7 @@
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
 // FP64 and held to the same bound. Float, Precision::Default: the FP32 CUDA-core rungs and
-// 3xTF32 (rung 17), which meets the FP32 bound (docs/ladder.md derives it) for k >= kTf32x3MinK
+// 3xTF32 (rung 17), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
 // cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rung 16) joins them.
 //
@@ -90,8 +90,6 @@ const Candidate<double> kDoubleCudaCores[] = {
 // 2026-11-23 (docs/results/sweep-h100.log): the lower of the 4096^3 and 8192^3 figures.
 // Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
 
-/// Below this k, 3xTF32 is not routed to (the error analysis in the header).
-constexpr int64_t kTf32x3MinK = 8;
 
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
@@ -177,7 +175,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     }
     const auto g = p.as<float>();
     // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
-    const bool tf32x3_ok = p.k >= kTf32x3MinK;
+    const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
     if (p.precision == Precision::Tf32)
         pick<float>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
     else if (tf32x3_ok)

@@ -17,14 +17,17 @@
 //   Each thread watches the exponents of the operands it splits (Tf32x3Guard); a block whose
 //   tile saw any such value recomputes that tile with FP32 FMAs (mma_tile.cuh), so the answer
 //   is right and only such data pays.
-// - Tiny k. The split's worst case is about 12 u per product against a bound of 2 (k + 3) u;
-//   `auto` sends k below kMinK (auto_select.cu) to the CUDA cores.
+// - Small k. The split's worst case is 12 u per product, and the tensor cores truncate the FP32
+//   accumulation (the tensor probe measures it), up to 4 u of the partial sum per MMA, against a
+//   bound of 2 (k + 3) u: it holds for k >= kTf32x3MinK = 40 (mma_configs.hpp). Below that this
+//   rung computes with the CUDA cores (rung 13), so its FP32 promise holds for every k.
 // Changed from rung 16: each operand split into two TF32 parts, three MMAs per tile pair, and
 // the range guard; pipeline, layouts and epilogue are rungs 15-16's.
 // Seeds: none; the error-compensated 3xTF32 scheme is known from CUTLASS.
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_tile.cuh"
+#include "gemm/kernels/tile_configs.hpp"
 
 namespace gemmlab::detail {
 namespace mma {
@@ -98,10 +101,11 @@ template void launch_tf32x3_cfg<Cfg64x64w32x32s4<32>>(const GemmArgs<float>&, cu
 
 } // namespace mma
 
-// The registry row runs the default configuration.
+// The registry row runs the default configuration, or the CUDA cores below kTf32x3MinK.
 template <class T>
 void launch_tf32x3(const GemmArgs<T>& g, cudaStream_t stream) {
-    mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>(g, stream);
+    if (g.k < mma::kTf32x3MinK) launch_warp_tile_cfg<Cfg64x64x8>(g, stream);
+    else mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>(g, stream);
 }
 
 template void launch_tf32x3<float>(const GemmArgs<float>&, cudaStream_t);

@@ -55,6 +55,13 @@ using Cfg64x64w32x32s4b3 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>
 template <int BK>
 using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 2>;
 
+/// The smallest k at which 3xTF32 meets the FP32 bound, 2 (k + 3) u, in the worst case on
+/// hardware whose TF32 MMAs truncate the FP32 accumulation (measured on sm_90 by the tensor
+/// probe): 12u per product from the split, up to 4u of the partial sum per MMA, 3 MMAs per k
+/// step of 8, 2u for alpha and beta: 12 ceil(k / 8) + 14 <= 2 (k + 3) holds for every k >= 34,
+/// and 40 leaves a margin (docs/precision.md). Rung 17 and auto send smaller k to the CUDA cores.
+inline constexpr int64_t kTf32x3MinK = 40;
+
 /// Launchers per configuration (defined in 15_dmma.cu, 16_tf32.cu, 17_tf32x3.cu). Rung 15 takes
 /// the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
 template <class Cfg, int MmaK>
