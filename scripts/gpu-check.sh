@@ -4,19 +4,29 @@
 #   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
-#   STEP: tests verify memcheck racecheck bench probe presets evidence
-#   (default: tests verify memcheck racecheck bench probe).
+#   STEP: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
+#         tensor-evidence python blas presets evidence
+#   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
+#    tensor-evidence python blas).
+#   bench-large: the fast rungs at 8192^3, f32 and f64.
+#   bench-tf32: float at 4096/8192 with --precision tf32 (cuBLAS runs FAST_TF32) beside the
+#   default-precision rungs. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
+#   and f32, auto against cuBLAS, with the geometric mean. sweep: every tile configuration of
+#   rungs 13-17 (gemmlab_tile_sweep), where auto's rates come from. tensor-evidence: ncu
+#   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
+#   rungs 15-17. python / blas: scripts/check-python.sh and scripts/check-blas.sh.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
-#   BENCH_ARGS adds options to the bench step; SANITIZER_TIMEOUT (s) bounds each sanitizer run.
+#   BENCH_ARGS adds options to the bench step; SANITIZER_TIMEOUT (s) bounds each sanitizer run and
+#   SANITIZER_KERNELS (default all) picks the rungs it checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 out=${1:-gpu-check-out}
 shift || true
 steps=("$@")
-((${#steps[@]})) || steps=(tests verify memcheck racecheck bench probe)
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe tensor-evidence python blas)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 gemmlab="$build/gemmlab"
@@ -31,6 +41,9 @@ if [[ ! -x "$gemmlab" ]]; then
   echo "gpu-check: $gemmlab not found; build first (cmake --preset device && cmake --build build/device)" >&2
   exit 1
 fi
+
+# The mixed-shape set of docs/ladder.md: squares 512-8192, odd sizes, skinny, large k.
+MIXED_SHAPES=${MIXED_SHAPES:-512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,1000x1000x1000,4095x4097x1023,8192x256x4096,256x8192x4096,6144x1536x2048,512x512x16384,1024x1024x8192}
 
 declare -A result
 summary_lines=()
@@ -70,12 +83,59 @@ for step in "${steps[@]}"; do
     memcheck|racecheck)
       run_step "$step" "$out/$step.log" timeout "${SANITIZER_TIMEOUT:-1800}" \
         compute-sanitizer --tool "$step" --error-exitcode 9 \
-        "$gemmlab" verify --quick
+        "$gemmlab" verify --quick --kernels "${SANITIZER_KERNELS:-all}"
       summary_lines+=("$(printf '%-10s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
       ;;
     bench)
       run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json" ${BENCH_ARGS:-}
       summary_lines+=("bench:     $(grep -c ' PASS$' "$out/bench.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench.log") FAIL (table in $out/bench.log)")
+      ;;
+    bench-large)
+      run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
+        --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
+      summary_lines+=("bench-large: $(grep -c ' PASS$' "$out/bench-large.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-large.log") FAIL (table in $out/bench-large.log)")
+      ;;
+    bench-tf32)
+      run_step bench-tf32 "$out/bench-tf32.log" "$gemmlab" bench --dtype f32 --precision tf32 \
+        --kernels cublas,tf32,tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
+      summary_lines+=("bench-tf32: $(grep -c ' PASS$' "$out/bench-tf32.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-tf32.log") FAIL (table in $out/bench-tf32.log)")
+      ;;
+    bench-mixed)
+      run_step bench-mixed "$out/bench-mixed.log" bash -c "\
+        $gemmlab bench --dtype f64,f32 --kernels cublas,auto --reps 5 --min-time 50 \
+          --shapes $MIXED_SHAPES --json $out/bench-mixed.json \
+        && python3 scripts/geomean.py $out/bench-mixed.json"
+      summary_lines+=("bench-mixed: $(grep -E '^geomean' "$out/bench-mixed.log" | tr '\n' ';')")
+      ;;
+    sweep)
+      run_step sweep "$out/sweep.log" "$build/gemmlab_tile_sweep" --sizes 4096,8192 --reps 5
+      summary_lines+=("sweep:     $(grep -c GFLOP "$out/sweep.log") configuration rows (in $out/sweep.log)")
+      ;;
+    tensor-evidence)
+      # One profiled launch per tensor-core rung (the bench's check run, 4096^3 row-major nn).
+      run_step tensor-evidence "$out/tensor-evidence.log" bash -c "\
+        for k in dmma:f64 tf32:f32 tf32x3:f32; do \
+          echo \"== ncu: rung \${k%%:*}, first launch (the check run), 4096^3 \${k##*:} row-major nn\"; \
+          ncu --clock-control none -k regex:mma_gemm_kernel -c 1 \
+            --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+            --section WarpStateStats --section LaunchStats \
+            --metrics sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_dmma.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
+            $gemmlab bench --kernels \${k%%:*} --dtype \${k##*:} --sizes 4096 --reps 1 --min-time 0 || exit 1; \
+        done \
+        && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
+        && for m in DmmaMathILi16E DmmaMathILi8E Tf32Math Tf32x3Math; do \
+             awk -v re=\"mma_gemm_kernel.*\$m\" '/Function : /{f=(\$0 ~ re)} f' $out/sass-all.txt > $out/sass-one.txt; \
+             echo \"SASS \$m: DMMA \$(grep -c DMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDS \$(grep -c 'LDS' $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
+           done; rm -f $out/sass-all.txt $out/sass-one.txt"
+      summary_lines+=("tensor-evidence: $(grep -c 'bank_conflicts' "$out/tensor-evidence.log") bank-conflict counters; $(grep -c '^SASS' "$out/tensor-evidence.log") SASS lines")
+      ;;
+    python)
+      run_step python "$out/python.log" scripts/check-python.sh "$out/python"
+      summary_lines+=("python:    $(tail -1 "$out/python.log")")
+      ;;
+    blas)
+      run_step blas "$out/blas.log" scripts/check-blas.sh "$out/blas" "$build"
+      summary_lines+=("blas:      $(tail -1 "$out/blas.log")")
       ;;
     probe)
       run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"

@@ -87,7 +87,9 @@ const Candidate<double> kDoubleCudaCores[] = {
 
 // ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
 // Rates: row-major NN GFLOP/s from `gemmlab_tile_sweep --sizes 4096,8192` on an H100 (132 SMs),
-// 2026-11-23 (docs/results/sweep-h100.log): the lower of the 4096^3 and 8192^3 figures.
+// 2026-11-23: the lower of the 4096^3 and 8192^3 figures of the sweeps that chose these
+// configurations. The sweep of the documented run (docs/results/sweep-h100.log, gpu-check's
+// sweep step) gives each within 8% of these (all but one within 3%) and the same order.
 // Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
 
 
