@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and exits 1.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libgtest-dev python3-matplotlib)
+packages=(cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libgtest-dev python3-matplotlib libblas-test python3-dev python3-pybind11 python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
