@@ -1,0 +1,254 @@
+"""GPU arrays from other libraries, as gemmlab sees them: a pointer, a 2-D shape, strides in
+elements, a dtype, a device and a stream.
+
+Two protocols are read: ``__cuda_array_interface__`` (PyTorch, CuPy, Numba, JAX) first, since
+reading it has no side effect, then DLPack (``__dlpack__`` / ``__dlpack_device__``), through
+which any array-API library, JAX included, hands over its memory. Everything here runs without a
+GPU, so argument errors are raised before any CUDA call.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from . import _gemmlab as _core
+
+# DLPack device types (dlpack.h DLDeviceType) that name memory a CUDA kernel can read.
+_DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 2, 3, 13
+_DL_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host", 4: "OpenCL", 7: "Vulkan", 8: "Metal",
+                    9: "VPI", 10: "ROCm", 11: "ROCm host", 13: "CUDA managed", 14: "oneAPI"}
+_DL_TYPE_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
+
+# The element types of the C++ API, one row each (gemmlab._gemmlab.dtypes()).
+DTYPES = tuple(_core.dtypes())
+_BY_TYPESTR = {row["typestr"]: row for row in DTYPES}
+_BY_DLPACK = {(row["dl_code"], row["dl_bits"]): row for row in DTYPES}
+_BY_NAME = {row["name"]: row for row in DTYPES}
+
+
+def _supported() -> str:
+    return ", ".join(row["name"] for row in DTYPES)
+
+
+@dataclass
+class View:
+    """One operand: where it is and how it is laid out (strides in elements)."""
+
+    name: str
+    obj: Any
+    library: str
+    ptr: int
+    shape: tuple
+    strides: tuple
+    dtype: Optional[dict]
+    dtype_text: str
+    device: int            # CUDA ordinal, -1 when unknown
+    readonly: bool
+    producer_stream: Optional[int]  # __cuda_array_interface__ v3 "stream"; None: no sync needed
+
+
+def library_of(x: Any) -> str:
+    """'torch', 'cupy', 'jax', 'jaxlib', 'numpy', ... (the top-level module of x's type)."""
+    return (type(x).__module__ or "").split(".")[0]
+
+
+def stream_handle(stream: Any) -> int:
+    """A cudaStream_t as an int, from an int, a torch.cuda.Stream (.cuda_stream), a CuPy stream
+    (.ptr) or an object with the CUDA stream protocol (__cuda_stream__)."""
+    if isinstance(stream, bool):
+        raise TypeError("stream must be a CUDA stream (int handle, torch.cuda.Stream, cupy Stream), not a bool")
+    if isinstance(stream, numbers.Integral):
+        if stream < 0:
+            raise ValueError(f"stream = {stream}: a CUDA stream handle is >= 0")
+        return int(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, numbers.Integral):
+            return int(value)
+    raise TypeError(f"stream: expected a CUDA stream (int handle, torch.cuda.Stream, cupy Stream), "
+                    f"got {type(stream).__name__}")
+
+
+def _cuda_array_interface(x: Any, name: str) -> Optional[dict]:
+    try:
+        return x.__cuda_array_interface__
+    except AttributeError:
+        return None
+    except Exception as e:  # e.g. torch: a tensor that requires grad
+        raise ValueError(f"{name}: {e}") from e
+
+
+def _dtype_from_typestr(typestr: str):
+    row = _BY_TYPESTR.get(typestr)
+    if row is None and typestr[:1] in "=|":
+        row = _BY_TYPESTR.get("<" + typestr[1:])
+    return row
+
+
+def _from_cai(x: Any, name: str, cai: dict) -> View:
+    typestr = cai.get("typestr", "?")
+    row = _dtype_from_typestr(typestr)
+    shape = tuple(int(s) for s in cai["shape"])
+    ptr, readonly = cai["data"]
+    itemsize = row["itemsize"] if row else int(typestr[2:] or 1)
+    if cai.get("strides") is None:  # C-contiguous
+        strides, step = [], 1
+        for extent in reversed(shape):
+            strides.append(step)
+            step *= extent
+        strides = tuple(reversed(strides))
+    else:
+        byte_strides = tuple(int(s) for s in cai["strides"])
+        if any(s % itemsize for s in byte_strides):
+            raise ValueError(f"{name}: strides {byte_strides} bytes are not multiples of the element size {itemsize}")
+        strides = tuple(s // itemsize for s in byte_strides)
+    if cai.get("mask") is not None:
+        raise ValueError(f"{name}: masked arrays are not supported")
+    stream = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
+    device = -1
+    if hasattr(x, "device") and getattr(x.device, "type", None) == "cuda":  # torch
+        device = x.device.index if x.device.index is not None else -1
+    elif ptr:
+        device = _core.pointer_device(int(ptr))
+    return View(name, x, library_of(x), int(ptr or 0), shape, strides, row,
+                f"{typestr}" if row is None else row["name"], device, bool(readonly),
+                None if stream is None else int(stream))
+
+
+def _dlpack_capsule(x: Any, stream: int):
+    # Array API: for CUDA, 1 is the legacy default stream (0 is not allowed).
+    s = stream if stream not in (0, None) else 1
+    for kwargs in ({"stream": s, "max_version": (1, 0)}, {"stream": s}, {}):
+        try:
+            return x.__dlpack__(**kwargs)
+        except TypeError:
+            continue
+    return x.__dlpack__()
+
+
+def _from_dlpack(x: Any, name: str, stream: int) -> View:
+    device_type, device_id = x.__dlpack_device__()
+    if int(device_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        where = _DL_DEVICE_NAMES.get(int(device_type), f"DLPack device type {int(device_type)}")
+        raise ValueError(f"{name} is in {where} memory; gemmlab.gemm needs arrays on a CUDA GPU "
+                         f"(torch: x.cuda(), cupy.asarray(x), jax.device_put(x, gpu))")
+    info = _core.dlpack_info(_dlpack_capsule(x, stream))
+    row = _BY_DLPACK.get((info["dl_code"], info["dl_bits"])) if info["lanes"] == 1 else None
+    text = row["name"] if row else f"{_DL_TYPE_NAMES.get(info['dl_code'], 'code %d' % info['dl_code'])}{info['dl_bits']}"
+    return View(name, x, library_of(x), int(info["ptr"]), tuple(info["shape"]), tuple(info["strides"]),
+                row, text, int(device_id), bool(info["readonly"]), None)
+
+
+def view(x: Any, name: str, stream: int) -> View:
+    """Reads x's memory description; raises TypeError/ValueError for what gemm cannot use."""
+    cai = _cuda_array_interface(x, name)
+    if cai is not None:
+        v = _from_cai(x, name, cai)
+    elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        v = _from_dlpack(x, name, stream)
+    else:
+        raise TypeError(f"{name}: expected a GPU array speaking DLPack or __cuda_array_interface__ "
+                        f"(a CUDA torch.Tensor, cupy.ndarray, jax.Array), got {type(x).__module__}.{type(x).__name__}")
+    if v.dtype is None:
+        raise TypeError(f"{name} has dtype {v.dtype_text}; gemmlab.gemm multiplies {_supported()}")
+    if len(v.shape) != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {v.shape}")
+    return v
+
+
+def stored(v: View):
+    """Leading dimension of v read as a row-major and as a column-major matrix (None where it is
+    not one: no unit stride in that order, a broadcast or overlapping stride)."""
+    (r, c), (sr, sc) = v.shape, v.strides
+    if r == 0 or c == 0:  # no element is addressed: any order will do
+        return max(1, c), max(1, r)
+    row = col = None
+    if c <= 1 or sc == 1:
+        ld = sr if r > 1 else max(1, c)
+        if ld >= max(1, c):
+            row = ld
+    if r <= 1 or sr == 1:
+        ld = sc if c > 1 else max(1, r)
+        if ld >= max(1, r):
+            col = ld
+    return row, col
+
+
+def _not_strided(v: View) -> ValueError:
+    hint = "x.contiguous()" if v.library == "torch" else "cupy.ascontiguousarray(x)" if v.library == "cupy" else "a contiguous copy"
+    return ValueError(f"{v.name} (shape {v.shape}, strides {v.strides} elements) has no unit stride in either "
+                      f"dimension: gemmlab reads matrices through a leading dimension, so {v.name} must be a "
+                      f"row- or column-major view (make one with {hint})")
+
+
+def plan(a: View, b: View, c: View, trans_a: bool, trans_b: bool):
+    """(layout, trans_a, trans_b, lda, ldb, ldc) for the C++ call: the layout is C's, and an
+    operand stored in the other order is read as its transpose (op flipped)."""
+    row_c, col_c = stored(c)
+    if row_c is not None:
+        layout, ldc = "row", row_c
+    elif col_c is not None:
+        layout, ldc = "col", col_c
+    else:
+        raise _not_strided(c)
+    out = []
+    for v, trans in ((a, trans_a), (b, trans_b)):
+        row, col = stored(v)
+        same, other = (row, col) if layout == "row" else (col, row)
+        if same is not None:
+            out.append((trans, same))
+        elif other is not None:
+            out.append((not trans, other))
+        else:
+            raise _not_strided(v)
+    (op_a, lda), (op_b, ldb) = out
+    return layout, op_a, op_b, lda, ldb, ldc
+
+
+def resolve_stream(stream: Any, arrays) -> int:
+    """The stream gemm runs on: the explicit one; else the current stream of the array library
+    (torch.cuda.current_stream(), cupy.cuda.get_current_stream()); else the stream a
+    __cuda_array_interface__ v3 producer names; else the legacy default stream (0)."""
+    if stream is not None:
+        return stream_handle(stream)
+    for x in arrays:
+        if x is None:
+            continue
+        lib = library_of(x)
+        if lib == "torch" and getattr(getattr(x, "device", None), "type", None) == "cuda":
+            import torch
+            return int(torch.cuda.current_stream(x.device).cuda_stream)
+        if lib == "cupy":
+            import cupy
+            return int(cupy.cuda.get_current_stream().ptr)
+    for x in arrays:
+        if x is None:
+            continue
+        cai = _cuda_array_interface(x, "array")
+        if cai is not None and int(cai.get("version", 0)) >= 3 and cai.get("stream") is not None:
+            return int(cai["stream"])
+    return 0
+
+
+def allocate(like: View, m: int, n: int):
+    """An m x n output in the array library of the inputs, or a ValueError asking for c."""
+    x = like.obj
+    if like.library == "torch":
+        import torch
+        return torch.empty((m, n), dtype=x.dtype, device=x.device)
+    if like.library == "cupy":
+        import cupy
+        with x.device:
+            return cupy.empty((m, n), dtype=x.dtype)
+    raise ValueError(f"c=None: gemmlab allocates the output only for torch and cupy inputs "
+                     f"(a is a {like.library or type(x).__name__} array); pass c=, a writable {m} x {n} "
+                     f"GPU array of dtype {like.dtype_text}")
+
+
+def check_scalar(name: str, value: Any) -> None:
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The Python module on a GPU machine, with full logs under OUTDIR:
+#   1. builds and installs gemmlab for this machine's Python into OUTDIR/site, offline:
+#        python3 -m pip install --no-build-isolation --no-deps --no-index --target OUTDIR/site .
+#      linking the libgemmlab.so of BUILD_DIR (the carried build) and pip's pybind11; if pip
+#      itself fails, the same in-tree build backend is called directly (OUTDIR/install.log);
+#   2. pytest on python/tests (OUTDIR/pytest.log): results against torch.matmul in float64,
+#      every dtype, views, every rung, streams, errors, CuPy;
+#   3. scripts/bench-torch.py: gemmlab.gemm beside torch.matmul (OUTDIR/bench-torch.log).
+# Ends with one summary line. Usage:
+#   scripts/check-python.sh OUTDIR
+# PYTHON picks the interpreter (default: /opt/torch/.venv/bin/python3 if present, else python3);
+# BUILD_DIR the gemmlab build whose libgemmlab.so is linked (default build/device; without one the
+# library is compiled from source); BENCH_TORCH_ARGS adds options to step 3.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: $0 OUTDIR}
+mkdir -p "$out"
+out=$(realpath "$out")
+build=${BUILD_DIR:-build/device}
+export PATH="$PATH:/usr/local/cuda/bin"
+py=${PYTHON:-}
+if [[ -z $py ]]; then
+  for c in /opt/torch/.venv/bin/python3 python3; do
+    if command -v "$c" >/dev/null 2>&1; then py=$(command -v "$c"); break; fi
+  done
+fi
+site="$out/site"
+if [[ -f $build/libgemmlab.so ]]; then
+  export GEMMLAB_BUILD_DIR="$build"
+else
+  unset GEMMLAB_BUILD_DIR
+  echo "check-python: no $build/libgemmlab.so; libgemmlab.so is compiled from source"
+fi
+
+echo "== python: $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>&1))"
+t0=$SECONDS
+rm -rf "$site"
+how=pip
+{
+  echo "== $py -m pip install --no-build-isolation --no-deps --no-index --target $site ."
+  "$py" -m pip install --no-build-isolation --no-deps --no-index --target "$site" .
+} >"$out/install.log" 2>&1
+install_rc=$?
+if ((install_rc != 0)); then
+  how=backend
+  echo "   pip failed (exit $install_rc); calling the build backend directly" | tee -a "$out/install.log"
+  rm -rf "$site"
+  "$py" - "$site" >>"$out/install.log" 2>&1 <<'EOF'
+import sys, tempfile, zipfile
+sys.path.insert(0, "python/build_backend")
+import gemmlab_build
+wheels = tempfile.mkdtemp()
+name = gemmlab_build.build_wheel(wheels)
+zipfile.ZipFile(f"{wheels}/{name}").extractall(sys.argv[1])
+print("installed", name, "into", sys.argv[1])
+EOF
+  install_rc=$?
+  chmod +x "$site"/gemmlab/*.so 2>/dev/null
+fi
+echo "   install ($how): exit $install_rc after $((SECONDS - t0)) s (log: $out/install.log)"
+
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+pytest_rc=1 bench_rc=1
+if ((install_rc == 0)); then
+  t0=$SECONDS
+  echo "== pytest python/tests"
+  "$py" -m pytest -p no:cacheprovider -v -rs python/tests >"$out/pytest.log" 2>&1
+  pytest_rc=$?
+  echo "   exit $pytest_rc after $((SECONDS - t0)) s (log: $out/pytest.log)"
+  t0=$SECONDS
+  echo "== scripts/bench-torch.py"
+  # shellcheck disable=SC2086
+  "$py" scripts/bench-torch.py ${BENCH_TORCH_ARGS:-} >"$out/bench-torch.log" 2>&1
+  bench_rc=$?
+  echo "   exit $bench_rc after $((SECONDS - t0)) s (log: $out/bench-torch.log)"
+  cat "$out/bench-torch.log"
+fi
+
+pytest_line=$(grep -E '^=+ .*(passed|failed|error|skipped).* in [0-9.]+s' "$out/pytest.log" 2>/dev/null | tail -1 | sed -E 's/^=+ //; s/ =+$//')
+status=PASS
+((install_rc == 0 && pytest_rc == 0 && bench_rc == 0)) || status=FAIL
+echo "check-python: $status: install ($how) exit $install_rc; pytest: ${pytest_line:-no summary} (exit $pytest_rc); bench-torch exit $bench_rc"
+[[ $status == PASS ]]
