@@ -130,6 +130,18 @@ TEST_P(EveryRung, WideRangeAndNearFltMinInputs) {
                 check_all_kernels({dt, layout, oa, ob, s, 1.0, 0.0, 0, fill}, seed++, false);
 }
 
+// Inf and NaN in A propagate as IEEE says, on every rung: an output row that meets one is
+// Inf or NaN exactly as the reference's (Inf - Inf and NaN give NaN), the others are checked
+// against the bound. 3xTF32 must notice them and recompute those tiles (its split would turn
+// Inf into NaN).
+TEST_P(EveryRung, InfAndNanPropagate) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 1300;
+    for (auto [oa, ob] : kOps)
+        check_all_kernels({dt, layout, oa, ob, {70, 66, 200}, 1.0, 0.0, 0, FillKind::WithSpecials}, seed++, false);
+}
+
 TEST_P(EveryRung, TheCallsPrecisionGovernsAutoAndCublas) {
     REQUIRE_GPU();
     const auto [dt, layout] = GetParam();

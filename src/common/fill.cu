@@ -28,6 +28,10 @@ __global__ void fill_kernel(T* x, size_t count, uint64_t seed, FillKind kind) {
             const int e = e0 + int((r & 0x7FF) % unsigned(span));
             const double v = ldexp(sig, e);
             x[i] = T((r >> 11) & 1 ? -v : v);
+        } else if (kind == FillKind::WithSpecials && (r >> 56) == 0) {
+            // One element in 256: +Inf, -Inf or NaN, in equal shares.
+            const unsigned which = unsigned(r % 3);
+            x[i] = which == 2 ? T(NAN) : T(which ? -INFINITY : INFINITY);
         } else {
             // 53 random bits -> [0, 1), mapped to [-1, 1); a zero draw becomes 2^-20.
             const double u = double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;

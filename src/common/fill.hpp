@@ -15,6 +15,7 @@ enum class FillKind {
     WideRange,     ///< +-[1, 2) * 2^e, e uniform in [-60, 60]: magnitudes spread over 2^121
     NearFltMin,    ///< +-[1, 2) * 2^e, e uniform in [-126, -115]: just above FLT_MIN (2^-126),
                    ///< where a split into TF32 parts (rung 17) loses its low part
+    WithSpecials,  ///< Uniform, with about one element in 256 replaced by +Inf, -Inf or NaN
 };
 
 /// Fills count elements of device array x; stream-ordered.

@@ -15,7 +15,7 @@ namespace gemmlab::cli {
 
 std::string Case::describe() const {
     char buf[160];
-    const char* fills[] = {"", " int", " wide-range", " near-FLT_MIN"};
+    const char* fills[] = {"", " int", " wide-range", " near-FLT_MIN", " Inf/NaN"};
     std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld alpha=%g beta=%g%s%s%s%s", to_string(dtype),
                   layout == Layout::RowMajor ? "row" : "col", ops().c_str(), (long long)shape.m,
                   (long long)shape.n, (long long)shape.k, alpha, beta,
@@ -64,7 +64,8 @@ struct TypedProblem {
           sc(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)),
           A(size_t(sa.elements + cs.offset)), B(size_t(sb.elements + cs.offset)),
           C0(size_t(sc.elements + cs.offset)), C(size_t(sc.elements + cs.offset)) {
-        const FillKind fill_b = c.fill == FillKind::NearFltMin ? FillKind::Uniform : c.fill;
+        const FillKind fill_b =
+            c.fill == FillKind::NearFltMin || c.fill == FillKind::WithSpecials ? FillKind::Uniform : c.fill;
         const FillKind fill_c = c.fill == FillKind::SmallIntegers ? c.fill : FillKind::Uniform;
         fill_random(A.get(), A.size(), seed * 3 + 0, c.fill, stream.get());
         fill_random(B.get(), B.size(), seed * 3 + 1, fill_b, stream.get());

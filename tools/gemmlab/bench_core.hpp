@@ -35,8 +35,9 @@ struct Case {
     Shape shape;
     double alpha = 1, beta = 0;
     int64_t ld_pad = 0; ///< added to every minimal leading dimension
-    /// How A and B are filled (C0 is Uniform unless SmallIntegers). NearFltMin fills A only,
-    /// B being Uniform, so that the products stay normal floats.
+    /// How A and B are filled (C0 is Uniform unless SmallIntegers). NearFltMin and
+    /// WithSpecials fill A only, B being Uniform: products stay normal floats, and the
+    /// non-finite values of A meet finite ones (Inf * 0 from both sides would be NaN either way).
     FillKind fill = FillKind::Uniform;
     /// The call's GemmOptions::precision (what auto and cuBLAS may use).
     Precision precision = Precision::Default;

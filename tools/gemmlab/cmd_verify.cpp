@@ -2,7 +2,7 @@
 // shapes, checked element by element against the CPU reference, each rung within the bound of
 // the precision it computes in. Shapes cover 1x1x1, primes, non-multiples of every tile, k = 0,
 // m or n = 0, padded leading dimensions, unaligned pointers, alpha = 0, beta = 0 with NaN in C,
-// inputs spread over 2^121 and inputs just above FLT_MIN.
+// inputs spread over 2^121, inputs just above FLT_MIN, and Inf/NaN in A.
 
 #include <cstdio>
 #include <iostream>
@@ -31,7 +31,7 @@ struct VerifyCase {
 };
 
 constexpr FillKind U = FillKind::Uniform, I = FillKind::SmallIntegers, W = FillKind::WideRange,
-                   F = FillKind::NearFltMin;
+                   F = FillKind::NearFltMin, S = FillKind::WithSpecials;
 
 const VerifyCase kCases[] = {
     {{1, 1, 1}, 1.0, 0.0, 0, U, true},
@@ -58,6 +58,7 @@ const VerifyCase kCases[] = {
     {{129, 66, 300}, 1.0, 0.0, 0, U, false, 3},     // unaligned pointers, aligned ld
     {{100, 90, 200}, 1.0, 0.0, 0, W, true},         // magnitudes over 2^121
     {{100, 90, 200}, 1.0, 0.0, 0, F, true},         // A just above FLT_MIN
+    {{130, 70, 300}, 1.0, 0.5, 0, S, true},         // Inf and NaN in A
     {{65, 70, 3}, 1.0, 0.0, 0, W, false},           // tiny k, wide range
     {{7, 17, 1}, 1.0, 0.0, 0, U, false},            // k = 1
 };
