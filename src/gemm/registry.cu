@@ -87,7 +87,7 @@ const Rung kRungs[] = {
                  "sm_80+"),
     // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
     GEMMLAB_TC_RUNG(15, dmma,
-                    "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, 3-stage "
+                    "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
                     "cp.async pipeline into padded, bank-conflict-free shared tiles",
                     "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>),
     GEMMLAB_TC_RUNG(16, tf32,
