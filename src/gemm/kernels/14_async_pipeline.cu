@@ -44,6 +44,9 @@
 // TN x V values live, 32 registers at 8x8 float, which caps the 128-register, 2-block kernels.)
 // Bank conflicts are not it: 9,993 shared-load conflicts (13: 5,827; 12: 36,953) and 0 on stores.
 // In double, where DFMA at half rate leaves issue slots free, 14 matches 13 (23.8 vs 23.8).
+// Since 2026-11-23 the tile loader (cp_async_tile.cuh, shared with rungs 15-17) branches once
+// per tile instead of once per copy; the H100 bench of that day (docs/results/bench-h100.log):
+// f32 4096^3 38,690 GFLOP/s (0.75x cuBLAS; rung 13: 47,005), f64 23,199 (0.42x; rung 13: 22,310).
 
 #include <cstdint>
 
