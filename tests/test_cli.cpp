@@ -64,6 +64,17 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
     }
 }
 
+TEST(Cli, OutOfRangeNumbersNameTheAllowedRangeInOneShortLine) {
+    for (const char* args : {"bench --reps 0", "bench --min-time -1"}) {
+        const auto out = run_cli(args);
+        EXPECT_EQ(out.code, 2) << out.text;
+        const std::string first = out.text.substr(0, out.text.find('\n'));
+        EXPECT_LT(first.size(), 100u) << first;
+        EXPECT_NE(first.find(" to "), std::string::npos) << first;
+    }
+    EXPECT_NE(run_cli("bench --reps 0").text.find("1 to 1000000"), std::string::npos);
+}
+
 TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     if (gemmlab::visible_device_count() > 0) GTEST_SKIP() << "a GPU is visible";
     for (const char* args : {"bench", "verify --quick", "probe clock"}) {

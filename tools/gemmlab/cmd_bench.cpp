@@ -256,9 +256,10 @@ void add_bench_command(CLI::App& app, Action& action) {
     cmd->add_option("--alpha", cfg->alpha, "alpha")->capture_default_str();
     cmd->add_option("--beta", cfg->beta, "beta (0: C is poisoned with NaN and must be fully written)")
         ->capture_default_str();
-    cmd->add_option("--reps", cfg->min_samples, "Minimum timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--reps", cfg->min_samples, "Minimum timed repetitions")
+        ->capture_default_str()->check(CLI::Range(1, 1000000));
     cmd->add_option("--min-time", cfg->min_time_ms, "Minimum total timed milliseconds per row")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()->check(CLI::Range(0.0, 1.0e7));
     cmd->add_flag("--cold", cfg->cold, "Flush L2 (write 2x its size) before every timed sample");
     cmd->add_option("--json", cfg->json_path, "Write rows and device facts as JSON");
     cmd->add_option("--csv", cfg->csv_path, "Write rows as CSV");

@@ -1,6 +1,7 @@
 // `gemmlab probe [NAME...]`: run the hardware probes (all by default), print each sweep and its
 // headline lines, optionally write everything as JSON.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,16 +18,21 @@ namespace gemmlab::cli {
 
 namespace {
 
+/// One sweep as an aligned table: each column as wide as its header ("spin time (ms)") or a
+/// 12-character value, whichever is wider, two spaces between columns, so headers never run
+/// into each other.
 void print_table(const probe::Table& t) {
-    std::printf("  %s\n  ", t.title.c_str());
+    std::vector<std::string> heads;
+    std::vector<int> widths;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-        const std::string head = t.columns[c] + (t.units[c].empty() ? "" : " (" + t.units[c] + ")");
-        std::printf("%18s", head.c_str());
+        heads.push_back(t.columns[c] + (t.units[c].empty() ? "" : " (" + t.units[c] + ")"));
+        widths.push_back(std::max<int>(12, int(heads.back().size())));
     }
+    std::printf("  %s\n", t.title.c_str());
+    for (size_t c = 0; c < heads.size(); ++c) std::printf("  %*s", widths[c], heads[c].c_str());
     std::printf("\n");
     for (const auto& row : t.rows) {
-        std::printf("  ");
-        for (double v : row) std::printf("%18.6g", v);
+        for (size_t c = 0; c < row.size() && c < widths.size(); ++c) std::printf("  %*.6g", widths[c], row[c]);
         std::printf("\n");
     }
 }
