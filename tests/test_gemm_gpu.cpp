@@ -35,17 +35,12 @@ std::vector<std::string> all_kernels() {
 
 const std::pair<Op, Op> kOps[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
 
-bool supports(const std::string& kernel, DType dt) {
-    const auto info = find_gpu_kernel(kernel);
-    return !info || info->supports(dt == DType::F32 ? DataType::F32 : DataType::F64);
-}
-
 // Runs every kernel that has the case's type on one case, each checked at its own precision;
 // with integer inputs the result must be exact (TF32 included: small integers are exact TF32).
 void check_all_kernels(const Case& cs, uint64_t seed, bool exact) {
     DeviceProblem p(cs, seed, ReferenceSource::Cpu);
     for (const auto& k : all_kernels()) {
-        if (!supports(k, cs.dtype)) continue;
+        if (!cli::kernel_supports(k, cs.dtype)) continue;
         const cli::RunResult r = p.run_and_check(k);
         ASSERT_TRUE(r.launched) << k << " " << cs.describe() << ": " << r.error;
         EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);

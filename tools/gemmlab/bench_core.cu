@@ -25,6 +25,11 @@ std::string Case::describe() const {
     return buf;
 }
 
+bool kernel_supports(const std::string& kernel, DType dtype) {
+    const auto info = find_gpu_kernel(kernel);
+    return !info || info->supports(dtype == DType::F32 ? DataType::F32 : DataType::F64);
+}
+
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested) {
     if (dtype == DType::F64) return Precision::Default;
     if (kernel == "auto" || kernel == "cublas") return requested;

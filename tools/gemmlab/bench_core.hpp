@@ -85,6 +85,10 @@ private:
 /// "auto" and "cublas" the call's. Double has no TF32 mode.
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested);
 
+/// True when `kernel` ("auto" or a rung) computes in `dtype`: a rung without that type (dmma has
+/// no float) gets no row in bench or verify rather than an error row.
+bool kernel_supports(const std::string& kernel, DType dtype);
+
 /// 2mnk: floating-point operations of one GEMM.
 inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
 

@@ -133,10 +133,8 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                 const bool show_cublas = std::find(kernels.begin(), kernels.end(), "cublas") != kernels.end();
                 for (const auto& k : order) {
                     progress.step(k + " " + cs.describe());
+                    if (!kernel_supports(k, dt)) continue;
                     const auto info_k = find_gpu_kernel(k);
-                    // A rung without this type (dmma has no float) has no row, not an error row.
-                    if (info_k && !info_k->supports(dt == DType::F32 ? DataType::F32 : DataType::F64))
-                        continue;
                     BenchRow row;
                     row.kernel = k;
                     row.number = info_k ? info_k->number : -1;

@@ -129,9 +129,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                                 if (!follows_call && prec != precisions.front()) continue;
                                 // Double has no TF32 mode: its second precision would repeat the first.
                                 if (dt == DType::F64 && prec != precisions.front()) continue;
-                                const auto info = find_gpu_kernel(k);
-                                if (info && !info->supports(dt == DType::F32 ? DataType::F32 : DataType::F64))
-                                    continue; // e.g. dmma has no float version
+                                if (!kernel_supports(k, dt)) continue;
                                 const RunResult r = problem.run_and_check(k);
                                 const bool ok = r.launched && r.check.pass;
                                 const Key key{k, dt, check_precision(k, dt, prec)};
