@@ -4,7 +4,7 @@
 // 8-bit exponent but 10 explicit mantissa bits. Each operand is rounded once, to nearest with
 // ties away from zero (cvt.rna.tf32.f32), the products are exact and the sums are kept in FP32.
 // mma.sync m16n8k8 .tf32 (SASS: HMMA.1688.F32.TF32) does 1024 multiply-adds per instruction
-// where an FFMA does one per lane: the fastest way to multiply floats on the chip, at a price.
+// where an FFMA does one per lane: the fastest warp-level way to multiply floats, at a price.
 // The price: each input carries a relative error up to 2^-11 (u = 2^-11 instead of 2^-24), so
 // the result is about 2^13 times less accurate than FP32. That is why this rung is never the
 // default: it runs when named, or under `auto` when the call asks for Precision::Tf32 (like

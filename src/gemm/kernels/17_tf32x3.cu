@@ -7,8 +7,9 @@
 // and the first three products, each exact on the tensor cores and summed in FP32, carry all
 // but O(2^-22) of a * b: 3 TF32 MMAs give an FP32-accurate product (the 4th, a_small b_small,
 // is below FP32's own rounding and is dropped). The two small terms go first, so they add to
-// a small accumulator before the large one. Three HMMAs per product still outrun FP32 FMA:
-// TF32 mma.sync has many times the FFMA rate (the tensor probe measures it).
+// a small accumulator before the large one. Three HMMAs per product can outrun FP32 FMA: TF32
+// mma.sync peaks at 5.3x the FFMA rate (tensor probe); this rung reaches 0.92x cuBLAS SGEMM at
+// 4096^3 on an H100, level with rung 13 (docs/ladder.md says where it stops).
 // The result must meet the FP32 bound of the CUDA-core rungs with the same constant, so the
 // split's limits are handled, not hidden (docs/ladder.md derives them):
 // - Range. small must be a normal TF32 number for the split to keep its 22 bits: for nonzero
