@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include "gemmlab/status.hpp"
@@ -16,7 +18,7 @@ enum class Layout { RowMajor, ColMajor };
 /// op(X) = X (N) or X^T (T).
 enum class Op { N, T };
 
-/// Which arithmetic a call may use, in the spirit of cuBLAS compute types and PyTorch's
+/// Which arithmetic a float or double call may use, in the spirit of cuBLAS compute types and PyTorch's
 /// `float32_matmul_precision`. The default never gives less than the input type's own accuracy;
 /// a faster, less accurate mode is only ever the caller's explicit choice.
 enum class Precision {
@@ -24,7 +26,7 @@ enum class Precision {
     /// double): CUDA-core FP32/FP64 or a tensor-core method that meets the same bound (FP64 DMMA,
     /// error-compensated 3xTF32).
     Default,
-    /// Float only (no effect on double): allows TF32 tensor-core math, inputs rounded to 10
+    /// Float only (no effect on double or the half types): allows TF32 tensor-core math, inputs rounded to 10
     /// explicit mantissa bits (unit roundoff 2^-11) and FP32 accumulation. Faster, less accurate.
     Tf32,
 };
@@ -78,6 +80,47 @@ extern template Status validate_gemm<float>(Layout, Op, Op, int64_t, int64_t, in
 extern template Status validate_gemm<double>(Layout, Op, Op, int64_t, int64_t, int64_t, double,
                                              const double*, int64_t, const double*, int64_t,
                                              double, const double*, int64_t, const GemmOptions&);
+
+/// Half-precision GEMM: A and B in BF16 (`__nv_bfloat16`) or FP16 (`__half`), C in the same type
+/// or in float; products and sums in FP32, alpha and beta in float. The result is rounded once
+/// to C's type (to nearest); docs/precision.md ("BF16 and FP16 inputs") gives its error bound.
+/// Same arguments, rules and Status values as the template above: BLAS semantics (beta == 0
+/// never reads C; k == 0 or alpha == 0 gives C = beta * C), every argument validated before any
+/// CUDA call. Any pointer alignment and leading dimension is accepted (rungs that need 16-byte
+/// rows take a slower correct path otherwise). A rung that needs Hopper features (see
+/// KernelInfo::needs_sm90a) returns Status::UnsupportedDevice on any other GPU; `auto` never
+/// picks one there.
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const __nv_bfloat16* A, int64_t lda, const __nv_bfloat16* B, int64_t ldb, float beta,
+            __nv_bfloat16* C, int64_t ldc, const GemmOptions& options = {});
+/// BF16 inputs, float C.
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const __nv_bfloat16* A, int64_t lda, const __nv_bfloat16* B, int64_t ldb, float beta,
+            float* C, int64_t ldc, const GemmOptions& options = {});
+/// FP16 inputs, FP16 C.
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const __half* A, int64_t lda, const __half* B, int64_t ldb, float beta, __half* C,
+            int64_t ldc, const GemmOptions& options = {});
+/// FP16 inputs, float C.
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const __half* A, int64_t lda, const __half* B, int64_t ldb, float beta, float* C,
+            int64_t ldc, const GemmOptions& options = {});
+
+/// validate_gemm for the half-precision overloads of gemm: the same checks, no CUDA call.
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                     float alpha, const __nv_bfloat16* A, int64_t lda, const __nv_bfloat16* B,
+                     int64_t ldb, float beta, const __nv_bfloat16* C, int64_t ldc,
+                     const GemmOptions& options = {});
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                     float alpha, const __nv_bfloat16* A, int64_t lda, const __nv_bfloat16* B,
+                     int64_t ldb, float beta, const float* C, int64_t ldc,
+                     const GemmOptions& options = {});
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                     float alpha, const __half* A, int64_t lda, const __half* B, int64_t ldb,
+                     float beta, const __half* C, int64_t ldc, const GemmOptions& options = {});
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                     float alpha, const __half* A, int64_t lda, const __half* B, int64_t ldb,
+                     float beta, const float* C, int64_t ldc, const GemmOptions& options = {});
 
 constexpr const char* to_string(Precision p) noexcept { return p == Precision::Tf32 ? "tf32" : "default"; }
 constexpr const char* to_string(Layout l) noexcept { return l == Layout::RowMajor ? "row" : "col"; }

@@ -7,19 +7,35 @@
 #include <string_view>
 
 #include "gemmlab/gemm.hpp"
+#include "gemmlab/status.hpp"
 
 namespace gemmlab {
 
-/// Element types of A, B and C that a rung can multiply.
-enum class DataType : uint8_t { F32, F64 };
+/// Element types of A and B that a rung can multiply. C has the same type, or, for BF16 and
+/// F16 inputs, the same type or float (both are supported by every half-precision rung).
+enum class DataType : uint8_t { F32, F64, BF16, F16 };
 
-constexpr const char* to_string(DataType t) noexcept { return t == DataType::F32 ? "f32" : "f64"; }
+/// Every DataType, in this order: loop over it rather than naming the types.
+inline constexpr DataType kAllDataTypes[] = {DataType::F32, DataType::F64, DataType::BF16,
+                                             DataType::F16};
+
+constexpr const char* to_string(DataType t) noexcept {
+    switch (t) {
+    case DataType::F32: return "f32";
+    case DataType::F64: return "f64";
+    case DataType::BF16: return "bf16";
+    case DataType::F16: return "f16";
+    }
+    return "?";
+}
 
 /// The DataType of a C++ element type.
 template <class T>
 constexpr DataType data_type_of() noexcept;
 template <> constexpr DataType data_type_of<float>() noexcept { return DataType::F32; }
 template <> constexpr DataType data_type_of<double>() noexcept { return DataType::F64; }
+template <> constexpr DataType data_type_of<__nv_bfloat16>() noexcept { return DataType::BF16; }
+template <> constexpr DataType data_type_of<__half>() noexcept { return DataType::F16; }
 
 /// A set of DataTypes, one bit each.
 struct TypeSet {
@@ -32,7 +48,7 @@ struct TypeSet {
 enum class Engine : uint8_t {
     Library,    ///< cuBLAS (rung 0)
     CudaCores,  ///< FP32/FP64 FMA pipes
-    TensorCores, ///< warp-level mma.sync
+    TensorCores, ///< tensor cores (warp-level mma.sync, Hopper's warpgroup wgmma)
     Cpu,         ///< the host's cores (the CPU ladder)
 };
 
@@ -55,12 +71,17 @@ struct KernelInfo {
     std::string_view name;      ///< short name used on the command line, e.g. "smem_tile"
     std::string_view technique; ///< the one idea this rung adds, in a line
     std::string_view seeds;     ///< seed sections it reproduces, e.g. "001 v2-v3, 004"
-    TypeSet types;              ///< element types it implements
+    TypeSet types;              ///< A/B element types it implements (halves: C in the type or float)
     /// The arithmetic it uses: Default (the input type's own accuracy) or Tf32. cuBLAS follows
     /// the call's GemmOptions::precision and is listed as Default.
     Precision precision;
     Engine engine;
     Device device;
+    /// Uses Hopper-only instructions (wgmma, TMA, setmaxnreg, clusters): runs only on a compute
+    /// capability 9.0 GPU, and only when the library was built with 90a in
+    /// CMAKE_CUDA_ARCHITECTURES. Elsewhere a call naming it returns Status::UnsupportedDevice
+    /// and `auto` does not pick it.
+    bool needs_sm90a;
 
     constexpr bool supports(DataType t) const noexcept { return types.has(t); }
 };
@@ -74,5 +95,16 @@ std::span<const KernelInfo> cpu_kernels() noexcept;
 /// Finds a GPU rung by name ("smem_tile") or number ("5"); nullopt when none matches.
 /// "auto" is not a rung and is not found here.
 std::optional<KernelInfo> find_gpu_kernel(std::string_view name_or_number) noexcept;
+
+/// Whether rung `info` can run on CUDA device `device` (-1: the calling thread's current
+/// device): Success; NoDevice when there is no such device; UnsupportedDevice when the rung
+/// needs sm_90a and the device is not compute capability 9.0 or this library has no sm_90a code
+/// (last_error() says which). The device is queried once and the answer cached; nothing is
+/// launched.
+Status check_device_support(const KernelInfo& info, int device = -1) noexcept;
+
+/// True when this library was built with sm_90a code (90a in CMAKE_CUDA_ARCHITECTURES), which
+/// the rungs with KernelInfo::needs_sm90a require.
+bool built_with_sm90a() noexcept;
 
 } // namespace gemmlab

@@ -19,6 +19,9 @@ enum class Status : int {
     NoDevice,                ///< no CUDA device is visible
     CudaError,               ///< a CUDA runtime call failed
     CublasError,             ///< a cuBLAS call failed
+    /// the rung needs features the current GPU or this build lacks (sm_90a: wgmma, TMA,
+    /// setmaxnreg run only on compute capability 9.0, from a library built with 90a code)
+    UnsupportedDevice,
 };
 
 /// Short stable name of a status, e.g. "InvalidLeadingDimension".
@@ -35,6 +38,7 @@ constexpr std::string_view to_string(Status s) noexcept {
     case Status::NoDevice: return "NoDevice";
     case Status::CudaError: return "CudaError";
     case Status::CublasError: return "CublasError";
+    case Status::UnsupportedDevice: return "UnsupportedDevice";
     }
     return "Unknown";
 }

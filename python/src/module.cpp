@@ -327,6 +327,13 @@ py::list kernels() {
         d["types"] = types;
         d["precision"] = gemmlab::to_string(info.precision);
         d["engine"] = gemmlab::to_string(info.engine);
+        d["needs_sm90a"] = info.needs_sm90a;
+        // Every A/B type of the library, including the BF16/FP16 ones this module has no entry
+        // point for yet (those rungs show "types": []).
+        py::list library_types;
+        for (DataType t : gemmlab::kAllDataTypes)
+            if (info.supports(t)) library_types.append(gemmlab::to_string(t));
+        d["library_types"] = library_types;
         out.append(d);
     }
     return out;

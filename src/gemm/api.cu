@@ -2,8 +2,11 @@
 // column-major form, pick a rung, launch on the caller's stream, and turn failures into a Status.
 
 #include <string>
+#include <type_traits>
 
 #include "common/cuda_check.hpp"
+#include "gemm/device_caps.hpp"
+#include "gemm/element.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/registry.hpp"
@@ -61,10 +64,22 @@ Status check_operand(Layout layout, const Operand& x) {
     return Status::Success;
 }
 
-template <class T>
-Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
-                const T* A, int64_t lda, const T* B, int64_t ldb, const T* C, int64_t ldc,
-                const GemmOptions& options, detail::RungLauncher* launcher) {
+/// The element types of one call: A and B, and C.
+struct CallTypes {
+    DataType in, out;
+};
+
+std::string type_text(CallTypes t) {
+    std::string s = to_string(t.in);
+    if (t.out != t.in) s += std::string(" with C in ") + to_string(t.out);
+    return s;
+}
+
+/// The checks of every overload. On success `*rung` is the rung that `options.kernel` names, or
+/// nullptr for auto.
+Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, bool alpha_zero,
+                const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc,
+                const GemmOptions& options, CallTypes types, const detail::Rung** rung) {
     for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
         if (v < 0)
             return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
@@ -79,34 +94,42 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         if (Status s = check_operand(layout, x); s != Status::Success) return s;
 
     const bool writes_c = m > 0 && n > 0;
-    const bool reads_ab = writes_c && k > 0 && alpha != T(0);
+    const bool reads_ab = writes_c && k > 0 && !alpha_zero;
     if (writes_c && !C) return fail(Status::NullPointer, "C is null but m x n = " + std::to_string(m) + " x " + std::to_string(n) + " elements must be written");
     if (reads_ab && !A) return fail(Status::NullPointer, "A is null but k = " + std::to_string(k) + " > 0 and alpha != 0");
     if (reads_ab && !B) return fail(Status::NullPointer, "B is null but k = " + std::to_string(k) + " > 0 and alpha != 0");
 
     if (options.kernel == "auto") {
-        *launcher = &detail::launch_auto;
+        *rung = nullptr;
         return Status::Success;
     }
-    for (const auto& rung : detail::rung_table()) {
-        const auto& info = rung.info;
+    for (const auto& r : detail::rung_table()) {
+        const auto& info = r.info;
         if (std::string_view(options.kernel) != info.name && options.kernel != std::to_string(info.number))
             continue;
-        if (!info.supports(data_type_of<T>())) {
+        if (!info.supports(types.in)) {
             std::string has;
-            for (DataType t : {DataType::F32, DataType::F64})
+            for (DataType t : kAllDataTypes)
                 if (info.supports(t)) has += std::string(has.empty() ? "" : ", ") + to_string(t);
             return fail(Status::UnsupportedType, "kernel '" + options.kernel + "' (rung " +
                                                      std::to_string(info.number) + ", " +
                                                      std::string(info.name) + ") supports " + has +
-                                                     " only; this call's type is " +
-                                                     to_string(data_type_of<T>()));
+                                                     " only; this call's type is " + type_text(types));
         }
-        *launcher = rung.launch;
+        *rung = &r;
         return Status::Success;
     }
     return fail(Status::UnknownKernel, "kernel = '" + options.kernel +
                                            "' matches no rung name or number, nor 'auto' (see `gemmlab list`)");
+}
+
+/// validate() for a typed call: TIn for A and B, TOut for C, TS for alpha and beta.
+template <class TIn, class TOut, class TS>
+Status validate_typed(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, TS alpha,
+                      const TIn* A, int64_t lda, const TIn* B, int64_t ldb, const TOut* C,
+                      int64_t ldc, const GemmOptions& options, const detail::Rung** rung) {
+    return validate(layout, op_a, op_b, m, n, k, alpha == TS(0), A, lda, B, ldb, C, ldc, options,
+                    {data_type_of<TIn>(), data_type_of<TOut>()}, rung);
 }
 
 /// Rejects pointers the GPU cannot dereference: plain host memory (unregistered) and memory of
@@ -128,46 +151,40 @@ Status check_device_pointer(const char* name, const void* p, int device) {
 }
 
 // C = beta * C for the k == 0 / alpha == 0 cases; beta == 0 writes zeros without reading C.
-template <class T>
-__global__ void scale_c_kernel(int64_t m, int64_t n, T beta, T* C, int64_t ldc) {
+// A half-precision C is scaled in float and rounded to nearest, as the rungs' epilogues do.
+template <class TC, class TS>
+__global__ void scale_c_kernel(int64_t m, int64_t n, TS beta, TC* C, int64_t ldc) {
     const int64_t total = m * n;
     for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
          idx += int64_t(gridDim.x) * blockDim.x) {
         const int64_t i = idx % m, j = idx / m;
-        T* c = C + i + j * ldc;
-        *c = beta == T(0) ? T(0) : beta * *c;
+        TC* c = C + i + j * ldc;
+        if constexpr (std::is_same_v<TC, TS>)
+            *c = beta == TS(0) ? TS(0) : beta * *c;
+        else
+            *c = detail::from_float<TC>(beta == 0.f ? 0.f : beta * detail::to_float(*c));
     }
 }
 
-} // namespace
-
-const char* last_error() noexcept { return t_last_error.c_str(); }
-
-template <class T>
-Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
-                     const T* A, int64_t lda, const T* B, int64_t ldb, T /*beta*/, const T* C,
-                     int64_t ldc, const GemmOptions& options) {
+/// The whole call for A and B in TIn, C in TOut, alpha and beta in TS.
+template <class TIn, class TOut, class TS>
+Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, TS alpha,
+                const TIn* A, int64_t lda, const TIn* B, int64_t ldb, TS beta, TOut* C,
+                int64_t ldc, const GemmOptions& options) {
     t_last_error.clear();
-    detail::RungLauncher launcher = nullptr;
-    return validate(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, options, &launcher);
-}
-
-template <class T>
-Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
-            int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc,
-            const GemmOptions& options) {
-    t_last_error.clear();
-    detail::RungLauncher launcher = nullptr;
-    if (Status s = validate(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, options, &launcher);
+    const detail::Rung* rung = nullptr;
+    if (Status s = validate_typed<TIn, TOut, TS>(layout, op_a, op_b, m, n, k, alpha, A, lda, B,
+                                                 ldb, C, ldc, options, &rung);
         s != Status::Success)
         return s;
     if (m == 0 || n == 0) return Status::Success;
 
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
-    detail::Problem g{data_type_of<T>(), options.precision, m, n, k, double(alpha), A, lda,
+    const DataType type = data_type_of<TIn>(), c_type = data_type_of<TOut>();
+    detail::Problem g{type, c_type, options.precision, m, n, k, double(alpha), A, lda,
                       op_a == Op::T, B, ldb, op_b == Op::T, double(beta), C, ldc};
     if (layout == Layout::RowMajor)
-        g = {data_type_of<T>(), options.precision, n, m, k, double(alpha), B, ldb,
+        g = {type, c_type, options.precision, n, m, k, double(alpha), B, ldb,
              op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc};
 
     int count = 0, device = 0;
@@ -177,7 +194,11 @@ Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T 
     }
     try {
         GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-        const bool reads_ab = k > 0 && alpha != T(0);
+        // A rung this device cannot run is refused whatever the shape (cached per device).
+        if (rung && rung->info.needs_sm90a)
+            if (std::string why = detail::device_unsupported_reason(rung->info, device); !why.empty())
+                return fail(Status::UnsupportedDevice, std::move(why));
+        const bool reads_ab = k > 0 && alpha != TS(0);
         for (auto [name, p] : {std::pair<const char*, const void*>{"C", C}, {"A", reads_ab ? A : nullptr},
                                {"B", reads_ab ? B : nullptr}})
             if (p)
@@ -186,17 +207,62 @@ Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T 
         if (!reads_ab) {
             const int64_t total = g.m * g.n;
             const unsigned blocks = unsigned(std::min<int64_t>(detail::ceil_div(total, 256), 65535));
-            scale_c_kernel<T><<<blocks, 256, 0, options.stream>>>(g.m, g.n, beta, C, ldc);
+            scale_c_kernel<TOut, TS><<<blocks, 256, 0, options.stream>>>(g.m, g.n, beta, C, ldc);
             GEMMLAB_CHECK_LAUNCH();
             return Status::Success;
         }
-        launcher(g, options.stream);
+        (rung ? rung->launch : &detail::launch_auto)(g, options.stream);
         return Status::Success;
     } catch (const CublasFailure& e) {
         return fail(Status::CublasError, e.what());
     } catch (const CudaFailure& e) {
         return fail(Status::CudaError, e.what());
     }
+}
+
+} // namespace
+
+const char* last_error() noexcept { return t_last_error.c_str(); }
+
+Status check_device_support(const KernelInfo& info, int device) noexcept {
+    t_last_error.clear();
+    try {
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+            cudaGetLastError();
+            return fail(Status::NoDevice, "no CUDA device is visible");
+        }
+        if (device < 0) GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+        if (device >= count)
+            return fail(Status::NoDevice, "device " + std::to_string(device) + " does not exist (" +
+                                              std::to_string(count) + " visible)");
+        if (info.device == Device::Cpu) return Status::Success;
+        if (std::string why = detail::device_unsupported_reason(info, device); !why.empty())
+            return fail(Status::UnsupportedDevice, std::move(why));
+        return Status::Success;
+    } catch (const CudaFailure& e) {
+        return fail(Status::CudaError, e.what());
+    } catch (const std::exception& e) {
+        return fail(Status::CudaError, e.what());
+    }
+}
+
+template <class T>
+Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
+                     const T* A, int64_t lda, const T* B, int64_t ldb, T /*beta*/, const T* C,
+                     int64_t ldc, const GemmOptions& options) {
+    t_last_error.clear();
+    const detail::Rung* rung = nullptr;
+    return validate_typed<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc,
+                                   options, &rung);
+}
+
+template <class T>
+Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
+            int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc,
+            const GemmOptions& options) {
+    return run_gemm<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                             options);
 }
 
 #define GEMMLAB_INSTANTIATE(T)                                                                     \
@@ -208,5 +274,27 @@ Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T 
 GEMMLAB_INSTANTIATE(float)
 GEMMLAB_INSTANTIATE(double)
 #undef GEMMLAB_INSTANTIATE
+
+// The half-precision overloads: A and B in TIn, C in TOut, alpha and beta in float.
+#define GEMMLAB_HALF_OVERLOADS(TIn, TOut)                                                          \
+    Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,     \
+                const TIn* A, int64_t lda, const TIn* B, int64_t ldb, float beta, TOut* C,         \
+                int64_t ldc, const GemmOptions& options) {                                         \
+        return run_gemm<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb,      \
+                                          beta, C, ldc, options);                                  \
+    }                                                                                              \
+    Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,        \
+                         float alpha, const TIn* A, int64_t lda, const TIn* B, int64_t ldb,        \
+                         float /*beta*/, const TOut* C, int64_t ldc, const GemmOptions& options) { \
+        t_last_error.clear();                                                                      \
+        const detail::Rung* rung = nullptr;                                                        \
+        return validate_typed<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B,     \
+                                                ldb, C, ldc, options, &rung);                      \
+    }
+GEMMLAB_HALF_OVERLOADS(__nv_bfloat16, __nv_bfloat16)
+GEMMLAB_HALF_OVERLOADS(__nv_bfloat16, float)
+GEMMLAB_HALF_OVERLOADS(__half, __half)
+GEMMLAB_HALF_OVERLOADS(__half, float)
+#undef GEMMLAB_HALF_OVERLOADS
 
 } // namespace gemmlab

@@ -1,5 +1,5 @@
 // `auto`: picks a rung and a tile configuration by precision, then by shape, from measured
-// speeds.
+// speeds, among those the device can run (Hopper-only code only on sm_90a).
 //
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
@@ -40,11 +40,10 @@
 // (46.4) where 128x128 tiles fit best, level with the CUDA cores elsewhere. Double: rung 15
 // 128x64x16 s4 (47.1 on the H100, twice rung 13's 23.8), 64x64 where its tiles fill more SMs.
 
-#include <array>
-#include <atomic>
 #include <span>
 
 #include "common/cuda_check.hpp"
+#include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
@@ -53,15 +52,24 @@
 namespace gemmlab::detail {
 namespace {
 
-template <class T>
-struct Candidate {
+/// One configuration auto may run, for the typed arguments Args (GemmArgs<T> or
+/// HalfArgs<TIn, TOut>).
+template <class Args>
+struct CandidateFor {
     const char* name;  // rung and configuration, for debugging
     int bm, bn;        // block tile
     int warps;         // warps per block
     int blocks_per_sm; // resident blocks per SM (ptxas registers / shared memory)
     double rate;       // measured 4096^3 NN GFLOP/s (see the header)
-    Launcher<T> launch;
+    void (*launch)(const Args&, cudaStream_t);
+    /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
+    bool needs_sm90a = false;
 };
+
+template <class T>
+using Candidate = CandidateFor<GemmArgs<T>>;
+template <class TIn, class TOut>
+using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 
 // ------------------------------------------------------------------ CUDA cores (rungs 13, 14)
 // Resident blocks per SM from the ptxas register counts on sm_90a (65536 registers per SM):
@@ -118,72 +126,90 @@ const Candidate<float> kFloatTf32[] = {
      &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
-/// Resident warps per SM that reach a configuration's full rate (measured, see the header):
-/// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
-/// whose pipes run at half rate.
-template <class T>
-constexpr int kSaturatingWarps = sizeof(T) == 4 ? 8 : 4;
-
-/// Number of SMs of the current device, cached per device (a cudaDeviceGetAttribute per call
-/// would cost more than picking).
-int sm_count() {
-    constexpr int kMaxDevices = 64;
-    static std::array<std::atomic<int>, kMaxDevices> cache{};
-    int device = 0;
-    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-    if (device >= 0 && device < kMaxDevices) {
-        if (const int cached = cache[device].load(std::memory_order_relaxed)) return cached;
-    }
-    int sms = 0;
-    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (sms < 1) sms = 1;
-    if (device >= 0 && device < kMaxDevices) cache[device].store(sms, std::memory_order_relaxed);
-    return sms;
+// ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
+// Every half-precision configuration auto may run, for A/B in TIn and C in TOut. To add a rung:
+// list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
+// pick() then chooses by the same model, skipping what the device cannot run. The last entry
+// must run everywhere: it is what a non-Hopper GPU gets.
+// half_simt's rate is NOT measured yet (it was written without a GPU): as the only candidate its
+// rate does not change the choice; measure it (and every rung added here) with the tile sweep
+// before two candidates compete.
+template <class TIn, class TOut>
+std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
+    static const HalfCandidate<TIn, TOut> list[] = {
+        {"half_simt 64x64x16", 64, 64, 8, 4, 1000, &launch_half_simt<TIn, TOut>, false},
+    };
+    return list;
 }
 
+/// Resident warps per SM that reach a configuration's full rate (measured, see the header):
+/// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
+/// whose pipes run at half rate. Half-precision inputs accumulate in FP32: 8, not yet measured
+/// for the tensor-core rungs.
+template <class Args>
+constexpr int kSaturatingWarps = 8;
+template <>
+constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
+
 /// The modelled time of `c` on an m x n output (arbitrary units: only ratios matter).
-template <class T>
-double model_time(const Candidate<T>& c, int64_t m, int64_t n, int sms) {
+template <class Args>
+double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int sms) {
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
     const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
-    const double util = warps >= kSaturatingWarps<T> ? 1.0 : warps / kSaturatingWarps<T>;
+    const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
     return double(per_sm) * c.bm * c.bn / (c.rate * util);
 }
 
-/// The fastest candidate by the model over the given lists; ties go to the earlier one.
-template <class T>
-const Candidate<T>& pick(std::initializer_list<std::span<const Candidate<T>>> lists, int64_t m,
-                         int64_t n, int sms) {
-    const Candidate<T>* best = nullptr;
+/// The fastest candidate by the model over the given lists, among those `caps` can run; ties
+/// go to the earlier one. Throws if none can run (a list without a portable last entry).
+template <class Args>
+const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
+                               int64_t m, int64_t n, const DeviceCaps& caps) {
+    const CandidateFor<Args>* best = nullptr;
     double best_time = 0;
     for (const auto& list : lists)
         for (const auto& c : list) {
-            const double t = model_time(c, m, n, sms);
+            if (c.needs_sm90a && !caps.sm90a) continue;
+            const double t = model_time(c, m, n, caps.sm_count);
             if (!best || t < best_time) best = &c, best_time = t;
         }
+    if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
     return *best;
+}
+
+/// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
+template <class TIn, class TOut>
+void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, current_device_caps())
+        .launch(g, stream);
 }
 
 } // namespace
 
 void launch_auto(const Problem& p, cudaStream_t stream) {
-    const int sms = sm_count();
+    if (p.type == DataType::BF16 || p.type == DataType::F16) {
+        launch_half<&auto_half<__nv_bfloat16, __nv_bfloat16>, &auto_half<__nv_bfloat16, float>,
+                    &auto_half<__half, __half>, &auto_half<__half, float>>(p, stream);
+        return;
+    }
+    const DeviceCaps caps = current_device_caps(); // cached per device
     if (p.type == DataType::F64) {
         // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        pick<double>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, sms).launch(p.as<double>(), stream);
+        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, caps)
+            .launch(p.as<double>(), stream);
         return;
     }
     const auto g = p.as<float>();
     // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
     const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
     if (p.precision == Precision::Tf32)
-        pick<float>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
     else if (tf32x3_ok)
-        pick<float>({kFloatTf32x3, kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
     else
-        pick<float>({kFloatCudaCores}, p.m, p.n, sms).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
 }
 
 } // namespace gemmlab::detail

@@ -6,9 +6,11 @@
 // m and n swapped, and the same op flags. Rungs therefore see one layout only.
 
 #include <cstdint>
+#include <initializer_list>
 
 #include <cuda_runtime_api.h>
 
+#include "gemm/element.hpp"
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
 
@@ -38,11 +40,30 @@ struct GemmArgs {
 template <class T>
 using Launcher = void (*)(const GemmArgs<T>& args, cudaStream_t stream);
 
-/// The same normalized problem with its element type as a value: the one launcher signature of
+/// The half-precision problem: A and B in TIn (__nv_bfloat16 or __half), C in TOut (TIn or
+/// float), FP32 accumulation, alpha and beta in float. Column-major and normalized exactly like
+/// GemmArgs, with the same guarantees (m, n, k >= 1, alpha != 0, C not read when beta == 0).
+/// Pointers and leading dimensions may have any alignment the element type allows (2 bytes).
+template <class TIn, class TOut>
+struct HalfArgs {
+    int64_t m, n, k;
+    float alpha;
+    const TIn* A; int64_t lda; bool trans_a;
+    const TIn* B; int64_t ldb; bool trans_b;
+    float beta;
+    TOut* C; int64_t ldc;
+};
+
+/// Enqueues one half-precision GEMM on `stream`. Throws CudaFailure if a launch is rejected.
+template <class TIn, class TOut>
+using HalfLauncher = void (*)(const HalfArgs<TIn, TOut>& args, cudaStream_t stream);
+
+/// The same normalized problem with its element types as values: the one launcher signature of
 /// the registry, whatever types a rung implements. alpha and beta are held as double, which is
-/// exact for every element type the library has.
+/// exact for every scalar type the library has (float for the half types).
 struct Problem {
-    DataType type;
+    DataType type;   ///< A and B
+    DataType c_type; ///< C: == type, or F32 for BF16/F16 inputs
     Precision precision; ///< the call's GemmOptions::precision (read by cuBLAS and auto only)
     int64_t m, n, k;
     double alpha;
@@ -62,6 +83,14 @@ struct Problem {
         return {m,     n,   k,       T(alpha),   static_cast<const T*>(A), lda,
                 trans_a, static_cast<const T*>(B), ldb, trans_b, T(beta), static_cast<T*>(C), ldc};
     }
+
+    /// The typed half-precision view; TIn must be the type named by `type`, TOut by `c_type`.
+    template <class TIn, class TOut>
+    HalfArgs<TIn, TOut> as_half() const {
+        return {m,       n,   k,       float(alpha), static_cast<const TIn*>(A), lda,
+                trans_a, static_cast<const TIn*>(B), ldb, trans_b, float(beta),
+                static_cast<TOut*>(C), ldc};
+    }
 };
 
 /// A registry row's launcher.
@@ -76,6 +105,32 @@ void launch_typed(const Problem& p, cudaStream_t stream) {
     if constexpr (F64 != nullptr)
         if (p.type == DataType::F64) return F64(p.as<double>(), stream);
 }
+
+/// Adapts a half-precision rung's four typed launchers to RungLauncher, dispatching on
+/// (type, c_type): L1 = BF16 -> BF16, L2 = BF16 -> float, L3 = FP16 -> FP16, L4 = FP16 -> float.
+template <HalfLauncher<__nv_bfloat16, __nv_bfloat16> L1, HalfLauncher<__nv_bfloat16, float> L2,
+          HalfLauncher<__half, __half> L3, HalfLauncher<__half, float> L4>
+void launch_half(const Problem& p, cudaStream_t stream) {
+    const bool float_c = p.c_type == DataType::F32;
+    if (p.type == DataType::BF16) {
+        if (float_c) return L2(p.as_half<__nv_bfloat16, float>(), stream);
+        return L1(p.as_half<__nv_bfloat16, __nv_bfloat16>(), stream);
+    }
+    if (p.type == DataType::F16) {
+        if (float_c) return L4(p.as_half<__half, float>(), stream);
+        return L3(p.as_half<__half, __half>(), stream);
+    }
+}
+
+/// A TypeSet from a list of types.
+constexpr TypeSet type_set(std::initializer_list<DataType> types) {
+    TypeSet t;
+    for (DataType d : types) t = t.with(d);
+    return t;
+}
+
+/// The types of every half-precision rung (each with C in the type itself or in float).
+inline constexpr TypeSet kHalfTypes = type_set({DataType::BF16, DataType::F16});
 
 /// A TypeSet from one flag per type.
 constexpr TypeSet types_of(bool has_f32, bool has_f64) {

@@ -14,7 +14,7 @@ namespace {
 #define GEMMLAB_RUNG(number, name, technique, seeds)                                               \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, types_of(true, true), Precision::Default,      \
-                   Engine::CudaCores, Device::Gpu},                                                \
+                   Engine::CudaCores, Device::Gpu, false},                                         \
             &launch_typed<&launch_##name<float>, &launch_##name<double>>                           \
     }
 
@@ -23,15 +23,33 @@ namespace {
 #define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),     \
-                   precision, Engine::TensorCores, Device::Gpu},                                   \
+                   precision, Engine::TensorCores, Device::Gpu, false},                            \
             &launch_typed<f32, f64>                                                                \
     }
+
+// A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
+// accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
+// needs_sm90a: it uses Hopper-only instructions (wgmma, TMA, setmaxnreg, clusters).
+#define GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, engine, needs_sm90a)                 \
+    Rung {                                                                                         \
+        KernelInfo{number, #name, technique, seeds, kHalfTypes, Precision::Default, engine,        \
+                   Device::Gpu, needs_sm90a},                                                      \
+            &launch_half<&launch_##name<__nv_bfloat16, __nv_bfloat16>,                             \
+                         &launch_##name<__nv_bfloat16, float>, &launch_##name<__half, __half>,     \
+                         &launch_##name<__half, float>>                                            \
+    }
+
+// A half-precision tensor-core rung.
+#define GEMMLAB_HALF_RUNG(number, name, technique, seeds, needs_sm90a)                             \
+    GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, Engine::TensorCores, needs_sm90a)
 
 const Rung kRungs[] = {
     Rung{KernelInfo{0, "cublas",
                     "cuBLAS SGEMM/DGEMM: true FP32/FP64 math, or TF32 when the call's precision "
-                    "allows it (CUBLAS_COMPUTE_32F_FAST_TF32): the yardstick",
-                    "-", types_of(true, true), Precision::Default, Engine::Library, Device::Gpu},
+                    "allows it (CUBLAS_COMPUTE_32F_FAST_TF32); BF16/FP16 by cublasGemmEx with "
+                    "FP32 compute: the yardstick",
+                    "-", type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16}),
+                    Precision::Default, Engine::Library, Device::Gpu, false},
          &launch_cublas},
     GEMMLAB_RUNG(1, naive, "one thread per C element, warp laid across C's columns (uncoalesced)",
                  "001 v1"),
@@ -98,8 +116,16 @@ const Rung kRungs[] = {
                     "FP32-accurate tensor cores: each operand split into TF32 big + small parts, "
                     "big*big + big*small + small*big accumulated in FP32 (3xTF32)",
                     "error-compensated 3xTF32", Precision::Default, &launch_tf32x3<float>, nullptr),
+    // rungs 18- (kernels/18_*.cu ...): half precision, BF16/FP16 inputs, FP32 accumulation
+    GEMMLAB_HALF_RUNG_ON(18, half_simt,
+                         "BF16/FP16 on the CUDA cores: 64x64x16 shared tiles converted to float, "
+                         "4x4 FP32 FMA outputs per thread, one rounding to C's type; any "
+                         "alignment: the correct fallback",
+                         "001 v7 on half inputs", Engine::CudaCores, false),
 };
 
+#undef GEMMLAB_HALF_RUNG
+#undef GEMMLAB_HALF_RUNG_ON
 #undef GEMMLAB_TC_RUNG
 #undef GEMMLAB_RUNG
 
@@ -114,13 +140,13 @@ namespace {
 constexpr TypeSet kCpuTypes = detail::types_of(true, true);
 constexpr KernelInfo kCpuKernels[] = {
     {0, "cpu_naive", "triple loop, every operand reloaded for every multiply-add", "000 §3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
     {1, "cpu_block_1x4", "1x4 register block: one A value reused across 4 columns of B", "000 §3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
     {2, "cpu_block_4x4", "4x4 block: 4 A + 4 B values in registers, C updated in memory",
-     "000 §3.5.2", kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
+     "000 §3.5.2", kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
     {3, "cpu_block_4x4_k4", "16 sums in registers across k (unrolled by 4), C written once", "000 §3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
 };
 
 std::vector<KernelInfo> make_gpu_infos() {

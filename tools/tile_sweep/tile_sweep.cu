@@ -94,7 +94,8 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
     const GemmArgs<T> g{s.n, s.m, s.k, T(1), B.get(), s.n, false, A.get(), s.k, false, T(0), C.get(), s.n};
     GemmArgs<T> gr = g;
     gr.C = R.get();
-    Problem pr{sizeof(T) == 4 ? DataType::F32 : DataType::F64, Precision::Default, gr.m, gr.n, gr.k,
+    const DataType type = sizeof(T) == 4 ? DataType::F32 : DataType::F64;
+    Problem pr{type, type, Precision::Default, gr.m, gr.n, gr.k,
                1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc};
     TimingPolicy policy;
     policy.min_samples = reps;

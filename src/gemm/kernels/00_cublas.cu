@@ -5,6 +5,9 @@
 // precision is Tf32, where float goes through cublasGemmEx_64 with CUBLAS_COMPUTE_32F_FAST_TF32.
 // (DGEMM on sm_90 uses the FP64 tensor cores, which compute in full FP64: rung 15 is the
 // ladder's answer to it.)
+// BF16/FP16 inputs: cublasGemmEx_64 with CUDA_R_16BF / CUDA_R_16F A and B, C in the same type or
+// CUDA_R_32F, CUBLAS_COMPUTE_32F and float alpha/beta: the half-precision rungs' yardstick, with
+// the same types and FP32 accumulation (the call's precision does not apply to halves).
 
 #include <mutex>
 #include <unordered_map>
@@ -53,10 +56,33 @@ BorrowedCublas::~BorrowedCublas() {
     pool().free_by_device[device_].push_back(handle_);
 }
 
+namespace {
+
+/// The cudaDataType of a half-precision call's A/B or C element type.
+cudaDataType_t cuda_type_of(DataType t) {
+    switch (t) {
+    case DataType::BF16: return CUDA_R_16BF;
+    case DataType::F16: return CUDA_R_16F;
+    case DataType::F32: return CUDA_R_32F;
+    case DataType::F64: return CUDA_R_64F;
+    }
+    return CUDA_R_32F;
+}
+
+} // namespace
+
 void launch_cublas(const Problem& p, cudaStream_t stream) {
     BorrowedCublas blas(stream);
     const cublasOperation_t ta = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (p.type == DataType::BF16 || p.type == DataType::F16) {
+        const float alpha = float(p.alpha), beta = float(p.beta);
+        GEMMLAB_CUBLAS_CHECK(cublasGemmEx_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, p.A,
+                                             cuda_type_of(p.type), p.lda, p.B, cuda_type_of(p.type),
+                                             p.ldb, &beta, p.C, cuda_type_of(p.c_type), p.ldc,
+                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        return;
+    }
     if (p.type == DataType::F64) {
         const auto g = p.as<double>();
         GEMMLAB_CUBLAS_CHECK(cublasDgemm_64(blas.get(), ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,

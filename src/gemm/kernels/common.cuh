@@ -49,10 +49,11 @@ inline bool is_aligned(const T* p, unsigned bytes) {
     return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
 
-/// Calls f.template operator()<TransA, TransB>() with the op flags of `args` as compile-time
-/// constants, so each rung instantiates its kernel for the four op combinations in one line.
-template <class T, class F>
-void dispatch_ops(const GemmArgs<T>& args, F&& f) {
+/// Calls f.template operator()<TransA, TransB>() with the op flags of `args` (GemmArgs or
+/// HalfArgs) as compile-time constants, so each rung instantiates its kernel for the four op
+/// combinations in one line.
+template <class Args, class F>
+void dispatch_ops(const Args& args, F&& f) {
     if (!args.trans_a && !args.trans_b) f.template operator()<false, false>();
     else if (!args.trans_a && args.trans_b) f.template operator()<false, true>();
     else if (args.trans_a && !args.trans_b) f.template operator()<true, false>();

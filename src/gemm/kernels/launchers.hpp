@@ -27,8 +27,12 @@ template <class T> void launch_dmma(const GemmArgs<T>&, cudaStream_t);          
 template <class T> void launch_tf32(const GemmArgs<T>&, cudaStream_t);                    // 16
 template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);                  // 17
 
-/// `auto`: picks a rung and tile configuration by shape and Problem::precision
-/// (src/gemm/auto_select.cu).
+// Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
+// instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file.
+template <class TIn, class TOut> void launch_half_simt(const HalfArgs<TIn, TOut>&, cudaStream_t); // 18
+
+/// `auto`: picks a rung and tile configuration by type, Problem::precision, the device and the
+/// shape (src/gemm/auto_select.cu).
 void launch_auto(const Problem&, cudaStream_t);
 
 } // namespace gemmlab::detail

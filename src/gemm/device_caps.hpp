@@ -1,0 +1,33 @@
+#pragma once
+// What the library needs to know about a device before it launches a rung on it: compute
+// capability and SM count, queried once per device and cached (thread-safe), so that a gemm call
+// pays no device query.
+
+#include <string>
+
+#include "gemmlab/kernels.hpp"
+
+namespace gemmlab::detail {
+
+struct DeviceCaps {
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 1;
+    /// Compute capability 9.0 and this library has sm_90a code: the Hopper-only rungs
+    /// (KernelInfo::needs_sm90a) can run.
+    bool sm90a = false;
+};
+
+/// The caps of `device`, cached after the first query. Throws CudaFailure if the query fails.
+DeviceCaps device_caps(int device);
+
+/// The caps of the calling thread's current device.
+DeviceCaps current_device_caps();
+
+/// True when 90a was among CMAKE_CUDA_ARCHITECTURES at configure time.
+bool library_has_sm90a() noexcept;
+
+/// Empty when `info` can run on `device`; else the reason, naming the rung, its requirement and
+/// the device's compute capability (the UnsupportedDevice message). Throws CudaFailure.
+std::string device_unsupported_reason(const KernelInfo& info, int device);
+
+} // namespace gemmlab::detail
