@@ -4,6 +4,7 @@
 // Random tests take their seed from GEMMLAB_TEST_SEED when set, otherwise a fresh one; the seed is
 // in every failure message.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -12,10 +13,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "gemm/element.hpp"
 #include "gemm/reference/check.hpp"
 #include "gemm/reference/cpu_ladder.hpp"
 #include "gemm/reference/reference.hpp"
@@ -464,6 +467,239 @@ TEST(Check, GammaAndDescribe) {
     const auto empty = ref::check<float>(Layout::RowMajor, 0, 5, 3, &none, 5, nullptr, nullptr);
     EXPECT_TRUE(empty.pass);
     EXPECT_EQ(empty.worst_row, -1);
+}
+
+// ------------------------------------------------------------------ BF16 / FP16 inputs
+
+using gemmlab::detail::to_double;
+
+/// v rounded to nearest in T (exact for the small integers and powers of two used below).
+template <class T>
+T to(double v) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) return __double2bfloat16(v);
+    else if constexpr (std::is_same_v<T, __half>) return __double2half(v);
+    else return T(v);
+}
+
+/// A dense column-major problem with A, B in TIn and C0 in TOut, kept as the values' doubles
+/// too, for the long double loop.
+template <class TIn, class TOut>
+struct HalfCase {
+    Layout layout;
+    Op op_a, op_b;
+    int64_t m, n, k;
+    float alpha, beta;
+    int64_t lda, ldb, ldc;
+    std::vector<TIn> A, B;
+    std::vector<TOut> C;
+
+    HalfCase(Layout l, Op oa, Op ob, int64_t m_, int64_t n_, int64_t k_, float al, float be)
+        : layout(l), op_a(oa), op_b(ob), m(m_), n(n_), k(k_), alpha(al), beta(be) {
+        const bool row = l == Layout::RowMajor;
+        auto stored = [&](int64_t r, int64_t c, bool t, int64_t& ld) {
+            const int64_t rows = t ? c : r, cols = t ? r : c;
+            ld = std::max<int64_t>(1, row ? cols : rows);
+            return size_t(std::max<int64_t>(1, ld * (row ? rows : cols)));
+        };
+        A.resize(stored(m, k, oa == Op::T, lda));
+        B.resize(stored(k, n, ob == Op::T, ldb));
+        C.resize(stored(m, n, false, ldc));
+    }
+    // Element (i, p) of op(A) etc., in the storage of `layout`.
+    size_t at(int64_t r, int64_t c, int64_t ld) const {
+        return size_t(layout == Layout::RowMajor ? r * ld + c : r + c * ld);
+    }
+    double a(int64_t i, int64_t p) const { return to_double(A[op_a == Op::N ? at(i, p, lda) : at(p, i, lda)]); }
+    double b(int64_t p, int64_t j) const { return to_double(B[op_b == Op::N ? at(p, j, ldb) : at(j, p, ldb)]); }
+    int64_t dense(int64_t i, int64_t j) const { return layout == Layout::RowMajor ? i * n + j : i + j * m; }
+
+    void reference(std::vector<double>& r, std::vector<double>& g) const {
+        r.assign(size_t(std::max<int64_t>(1, m * n)), kNaN);
+        g.assign(r.size(), kNaN);
+        ref::half_gemm<TIn, TOut>(layout, op_a, op_b, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+                                  beta, C.data(), ldc, r.data(), g.data(), 2);
+    }
+};
+
+template <class P>
+class HalfReferenceTest : public ::testing::Test {};
+struct PairBf16 { using In = __nv_bfloat16; using Out = __nv_bfloat16; };
+struct PairBf16F32 { using In = __nv_bfloat16; using Out = float; };
+struct PairF16 { using In = __half; using Out = __half; };
+struct PairF16F32 { using In = __half; using Out = float; };
+using HalfPairs = ::testing::Types<PairBf16, PairBf16F32, PairF16, PairF16F32>;
+TYPED_TEST_SUITE(HalfReferenceTest, HalfPairs);
+
+TYPED_TEST(HalfReferenceTest, MatchesTripleLoopExactlyOnIntegers) {
+    using TIn = typename TypeParam::In;
+    using TOut = typename TypeParam::Out;
+    const float scalars[][2] = {{1, 1}, {2, 0}, {-0.5f, 3}, {0, -2}};
+    for (const auto& s : kShapes)
+        for_each_layout_and_ops([&](Layout layout, Op oa, Op ob) {
+            for (const auto& ab : scalars) {
+                HalfCase<TIn, TOut> c(layout, oa, ob, s.m, s.n, s.k, ab[0], ab[1]);
+                SmallInts gen;
+                for (auto& x : c.A) x = to<TIn>(gen());
+                for (auto& x : c.B) x = to<TIn>(gen());
+                for (auto& x : c.C) x = to<TOut>(ab[1] == 0 ? kNaN : gen()); // NaN must not leak
+                std::vector<double> r, g;
+                c.reference(r, g);
+                for (int64_t i = 0; i < s.m; ++i)
+                    for (int64_t j = 0; j < s.n; ++j) {
+                        long double sum = 0, mag = 0;
+                        if (ab[0] != 0)
+                            for (int64_t p = 0; p < s.k; ++p) {
+                                sum += (long double)c.a(i, p) * c.b(p, j);
+                                mag += std::fabs((long double)c.a(i, p) * c.b(p, j));
+                            }
+                        const long double c0 = ab[1] != 0 ? to_double(c.C[c.at(i, j, c.ldc)]) : 0;
+                        const size_t e = size_t(c.dense(i, j));
+                        ASSERT_EQ(r[e], double((long double)ab[0] * sum + (long double)ab[1] * c0))
+                            << i << "," << j << " " << to_string(layout) << " k " << s.k;
+                        ASSERT_EQ(g[e], double(std::fabs((long double)ab[0]) * mag +
+                                               std::fabs((long double)ab[1] * c0)));
+                    }
+            }
+        });
+}
+
+TEST(HalfCheck, OutputRoundingConstants) {
+    const auto bf = ref::output_rounding<__nv_bfloat16>();
+    const auto h = ref::output_rounding<__half>();
+    const auto f = ref::output_rounding<float>();
+    EXPECT_EQ(bf.u, 0x1p-8);
+    EXPECT_EQ(h.u, 0x1p-11);
+    EXPECT_EQ(f.u, 0.0);
+    // Half the subnormal spacing: BF16 2^-133 / 2, FP16 2^-24 / 2.
+    EXPECT_EQ(bf.eta, 0x1p-134);
+    EXPECT_EQ(h.eta, 0x1p-25);
+    // The first value that rounds to Inf is the largest finite plus half its ulp: the
+    // conversions agree.
+    EXPECT_EQ(h.overflow, 65504.0 + 16.0);
+    EXPECT_TRUE(std::isinf(to_double(__double2half(h.overflow))));
+    EXPECT_EQ(to_double(__double2half(std::nextafter(h.overflow, 0.0))), 65504.0);
+    EXPECT_TRUE(std::isinf(to_double(__double2bfloat16(bf.overflow))));
+    EXPECT_FALSE(std::isinf(to_double(__double2bfloat16(std::nextafter(bf.overflow, 0.0)))));
+    EXPECT_TRUE(std::isinf(double(float(f.overflow))));
+    EXPECT_FALSE(std::isinf(double(float(std::nextafter(f.overflow, 0.0)))));
+    // The bound: gamma(k) (Mag + 2^-126) for the FP32 accumulation, then the rounding to C.
+    const double acc = ref::error_gamma<float>(5) * (2.0 + ref::kFltMin);
+    EXPECT_EQ(ref::half_bound(5, 1.5, 2.0, bf), acc + 0x1p-8 * (1.5 + acc) + 0x1p-134);
+    EXPECT_EQ(ref::half_bound(5, -1.5, 2.0, f), acc);
+}
+
+/// Checks one output element `got` against an exact result `want` with magnitude `mag` at k.
+template <class TIn, class TOut>
+ref::CheckResult check_one(TOut got, double want, double mag, int64_t k = 1) {
+    return ref::check_half<TIn, TOut>(Layout::RowMajor, 1, 1, k, &got, 1, &want, &mag);
+}
+
+// A value a quarter of a BF16 ulp above 1: its correct rounding passes, and so must anything
+// within the rounding of a nearby FP32 result, but one BF16 ulp more fails.
+TEST(HalfCheck, Bf16OutputOneUlpBeyondTheRoundingFails) {
+    using B = __nv_bfloat16;
+    const double want = 1.0 + 0x1p-9; // BF16 spacing at 1 is 2^-7, below 1 it is 2^-8
+    const auto exact = check_one<B, B>(to<B>(want), want, 1.0);
+    EXPECT_TRUE(exact.pass) << ref::describe(exact);
+    EXPECT_EQ(exact.inexact, 0);
+    EXPECT_EQ(to_double(to<B>(want)), 1.0);
+    for (double wrong : {1.0 + 0x1p-7, 1.0 - 0x1p-8}) { // the neighbours of the correct 1.0
+        const auto r = check_one<B, B>(to<B>(wrong), want, 1.0);
+        EXPECT_FALSE(r.pass) << wrong << ": " << ref::describe(r);
+        EXPECT_EQ(r.inexact, 1);
+        EXPECT_GT(r.worst_ratio, 1.0);
+    }
+    // The same value in a float C: the bound has no output rounding, 2^-9 off fails.
+    EXPECT_FALSE((check_one<B, float>(1.0f, want, 1.0).pass));
+    EXPECT_TRUE((check_one<B, float>(float(want), want, 1.0).pass));
+}
+
+TEST(HalfCheck, F16OutputOneUlpBeyondTheRoundingFails) {
+    using H = __half;
+    // At the bottom of a binade u_out |Ref| is half an ulp: FP16 spacing in [512, 1024) is 0.5,
+    // below 512 it is 0.25. (Near the top of a binade the relative bound allows up to a whole
+    // ulp: the bound is u_out |Ref|, not half an ulp of the rounded result.)
+    const double want = 512.1;
+    const auto exact = check_one<H, H>(to<H>(want), want, want);
+    EXPECT_TRUE(exact.pass) << ref::describe(exact);
+    EXPECT_EQ(to_double(to<H>(want)), 512.0);
+    for (double wrong : {512.5, 511.75}) {
+        const auto r = check_one<H, H>(to<H>(wrong), want, want);
+        EXPECT_FALSE(r.pass) << wrong << ": " << ref::describe(r);
+        EXPECT_EQ(r.inexact, 1);
+    }
+}
+
+// Below FP16's smallest normal (2^-14) the spacing is 2^-24 whatever the magnitude: the relative
+// u_out allows nothing there, the absolute eta = 2^-25 allows the correct rounding.
+TEST(HalfCheck, F16SubnormalOutputsGetHalfTheSubnormalSpacing) {
+    using H = __half;
+    const double want = 5 * 0x1p-26; // 1.25 subnormal steps
+    ASSERT_EQ(to_double(to<H>(want)), 0x1p-24);
+    const auto r = check_one<H, H>(to<H>(want), want, want);
+    EXPECT_TRUE(r.pass) << ref::describe(r);
+    EXPECT_EQ(r.inexact, 0);
+    const auto wrong = check_one<H, H>(to<H>(0x1p-23), want, want); // one step further
+    EXPECT_FALSE(wrong.pass) << ref::describe(wrong);
+    // Flushed to zero: 1.25 steps off, beyond eta.
+    EXPECT_FALSE((check_one<H, H>(to<H>(0.0), want, want).pass));
+}
+
+// FP16 results beyond 65504: round to nearest gives Inf from 65520 on (and 65504 below it).
+TEST(HalfCheck, F16OverflowIsInfExactlyWhereRoundingGivesInf) {
+    using H = __half;
+    const double inf = std::numeric_limits<double>::infinity();
+    // Exact result far beyond: Inf of the right sign passes, the largest finite does not.
+    EXPECT_TRUE((check_one<H, H>(to<H>(inf), 70000.0, 70000.0).pass));
+    EXPECT_TRUE((check_one<H, H>(to<H>(-inf), -70000.0, 70000.0).pass));
+    EXPECT_FALSE((check_one<H, H>(to<H>(-inf), 70000.0, 70000.0).pass));
+    EXPECT_FALSE((check_one<H, H>(to<H>(65504.0), 70000.0, 70000.0).pass));
+    // Just below the threshold: 65504 passes, Inf only if the FP32 result may have crossed it.
+    EXPECT_TRUE((check_one<H, H>(to<H>(65504.0), 65510.0, 65510.0).pass));
+    EXPECT_FALSE((check_one<H, H>(to<H>(inf), 65000.0, 65000.0).pass));
+    const double near = 65519.0; // within gamma(k) Mag of 65520 for a large enough Mag
+    EXPECT_FALSE((check_one<H, H>(to<H>(inf), near, near, 1).pass));
+    EXPECT_TRUE((check_one<H, H>(to<H>(inf), near, 1.0e6, 1000).pass));
+    // A float C from FP16 inputs does not overflow there.
+    EXPECT_FALSE((check_one<H, float>(float(inf), 70000.0, 70000.0).pass));
+    EXPECT_TRUE((check_one<H, float>(70000.0f, 70000.0, 70000.0).pass));
+}
+
+TEST(HalfCheck, NaNIsUnwrittenAndSpecialsMustMatch) {
+    using B = __nv_bfloat16;
+    const auto r = check_one<B, B>(to<B>(kNaN), 0.5, 0.5);
+    EXPECT_FALSE(r.pass);
+    EXPECT_EQ(r.unwritten, 1);
+    EXPECT_TRUE((check_one<B, B>(to<B>(kNaN), kNaN, 1.0).pass));
+    EXPECT_FALSE((check_one<B, B>(to<B>(1.0), kNaN, 1.0).pass));
+}
+
+// The whole path on a random product: the reference rounded to C's type passes everywhere, with
+// every element correctly rounded; a wrong index does not.
+TYPED_TEST(HalfReferenceTest, CheckAcceptsTheRoundedReferenceAndCatchesAWrongIndex) {
+    using TIn = typename TypeParam::In;
+    using TOut = typename TypeParam::Out;
+    for (auto layout : kLayouts) {
+        HalfCase<TIn, TOut> c(layout, Op::N, Op::T, 37, 29, 70, 1.5f, 0.5f);
+        Uniform u;
+        for (auto& x : c.A) x = to<TIn>(u());
+        for (auto& x : c.B) x = to<TIn>(u());
+        for (auto& x : c.C) x = to<TOut>(u());
+        std::vector<double> r, g;
+        c.reference(r, g);
+        const int64_t ldo = layout == Layout::RowMajor ? c.n : c.m;
+        std::vector<TOut> out(r.size());
+        for (size_t e = 0; e < r.size(); ++e) out[e] = to<TOut>(r[e]);
+        auto res = ref::check_half<TIn, TOut>(layout, c.m, c.n, c.k, out.data(), ldo, r.data(), g.data());
+        EXPECT_TRUE(res.pass) << ref::describe(res);
+        EXPECT_EQ(res.inexact, 0);
+        // Element (3, 5) gets the value of (5, 3): a transposed index.
+        out[size_t(c.dense(3, 5))] = to<TOut>(r[size_t(c.dense(5, 3))]);
+        res = ref::check_half<TIn, TOut>(layout, c.m, c.n, c.k, out.data(), ldo, r.data(), g.data());
+        EXPECT_FALSE(res.pass) << ref::describe(res);
+        EXPECT_EQ(res.worst_row, 3);
+        EXPECT_EQ(res.worst_col, 5);
+    }
 }
 
 } // namespace

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "gemmlab/gemm.hpp"
 
 namespace gemmlab::reference {
@@ -21,6 +24,10 @@ struct CheckResult {
     double worst_ratio = 0;
     int64_t failures = 0;  ///< elements outside the bound (unwritten ones included)
     int64_t unwritten = 0; ///< NaN in C where the reference is finite
+    /// Elements where C is not Ref rounded to nearest in C's type: 0 means every element is the
+    /// correctly rounded exact result, which exactly representable (small integer) inputs must
+    /// give; with other inputs it only counts, the bound decides.
+    int64_t inexact = 0;
 };
 
 /// gamma(k) = 2 * (k + 3) * u with u = 2^-24 (float) or 2^-53 (double), for Precision::Default:
@@ -49,6 +56,41 @@ template <class T>
 CheckResult check(Layout layout, int64_t m, int64_t n, int64_t k, const T* C, int64_t ldc,
                   const double* ref, const double* mag, Precision precision = Precision::Default);
 
+/// What rounding the FP32 result once to C's type adds, for BF16/FP16 inputs (docs/precision.md,
+/// "BF16 and FP16 inputs").
+struct OutputRounding {
+    double u;        ///< unit roundoff of C's type in its normal range: 2^-8 BF16, 2^-11 FP16;
+                     ///< 0 for float C (that rounding is the accumulation's last, inside gamma)
+    double eta;      ///< half the spacing of C's subnormals, the most a rounding below C's
+                     ///< normal range errs by: 2^-134 BF16, 2^-25 FP16, 0 for float C
+    double overflow; ///< the smallest |t| that rounds to Inf in C's type: BF16 (2 - 2^-8) 2^127,
+                     ///< FP16 65520, float (2 - 2^-24) 2^127
+};
+
+/// The OutputRounding of TOut (__nv_bfloat16, __half or float).
+template <class TOut>
+OutputRounding output_rounding();
+
+/// FLT_MIN = 2^-126. Below it an FP32 operation errs by up to u * FLT_MIN = 2^-150 absolutely
+/// rather than u relatively, which the half bound allows for by adding FLT_MIN to Mag.
+inline constexpr double kFltMin = 0x1p-126;
+
+/// The bound of one element of a BF16/FP16-input GEMM with C in TOut:
+///   acc + u_out (|Ref| + acc) + eta_out,   acc = gamma(k) (Mag + 2^-126)
+/// with gamma(k) = 2 (k + 3) 2^-24 the FP32 accumulation's (the products are exact), 2^-126 for
+/// FP32 results below FLT_MIN, and u_out, eta_out the final rounding to C's type. Derived in
+/// docs/precision.md ("BF16 and FP16 inputs").
+double half_bound(int64_t k, double ref, double mag, const OutputRounding& out);
+
+/// check() for BF16/FP16 inputs (TIn) with C in TOut (TIn or float): element (i, j) passes iff
+/// |C - Ref| <= half_bound(k, Ref, Mag). C = +-Inf where Ref is finite passes iff the FP32
+/// result may have reached the overflow threshold of TOut with that sign (Ref +- acc crosses
+/// +-overflow), as round-to-nearest then gives Inf.
+/// Non-finite Ref as in check().
+template <class TIn, class TOut>
+CheckResult check_half(Layout layout, int64_t m, int64_t n, int64_t k, const TOut* C, int64_t ldc,
+                       const double* ref, const double* mag);
+
 /// One line: "worst (12, 7): got 3.25 want 3.2500001 err/bound 0.03", plus the failure counts
 /// when there are failures.
 std::string describe(const CheckResult& r);
@@ -59,5 +101,8 @@ extern template CheckResult check<float>(Layout, int64_t, int64_t, int64_t, cons
                                          const double*, const double*, Precision);
 extern template CheckResult check<double>(Layout, int64_t, int64_t, int64_t, const double*, int64_t,
                                           const double*, const double*, Precision);
+extern template OutputRounding output_rounding<__nv_bfloat16>();
+extern template OutputRounding output_rounding<__half>();
+extern template OutputRounding output_rounding<float>();
 
 } // namespace gemmlab::reference

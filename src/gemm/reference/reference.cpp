@@ -1,5 +1,5 @@
-// CPU reference GEMM: packed, register-blocked, multithreaded, accumulating in double (float
-// inputs) or double-double (double inputs). See reference.hpp for the contract.
+// CPU reference GEMM: packed, register-blocked, multithreaded, accumulating in double (float,
+// BF16 and FP16 inputs) or double-double (double inputs). See reference.hpp for the contract.
 //
 // Structure (BLIS-like, one level of cache blocking is enough for a checker):
 //   normalize  row-major C = op(A) op(B) becomes column-major C^T = op(B)^T op(A)^T, so the rest
@@ -22,6 +22,8 @@
 // contracted again.
 
 #include "gemm/reference/reference.hpp"
+
+#include "gemm/element.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -59,14 +61,14 @@ struct View {
     T operator()(int64_t r, int64_t c) const { return p[r * rs + c * cs]; }
 };
 
-/// The normalized (column-major) problem.
-template <class T>
+/// The normalized (column-major) problem: A and B in T, C0 in TC.
+template <class T, class TC = T>
 struct Problem {
     int64_t m, n, k;
     double alpha, beta;
     View<T> a; // (m, k)
     View<T> b; // (k, n)
-    const T* c0;
+    const TC* c0;
     int64_t ldc;
     double* ref; // (m, n), ld = m
     double* mag; // (m, n), ld = m
@@ -81,7 +83,7 @@ void pack_a(const View<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, do
         for (int64_t p = 0; p < kc; ++p) {
             double* dst = out + s * kc + p * kMR;
             int r = 0;
-            for (; r < rows; ++r) dst[r] = double(a(i0 + s + r, p0 + p));
+            for (; r < rows; ++r) dst[r] = detail::to_double(a(i0 + s + r, p0 + p));
             for (; r < kMR; ++r) dst[r] = 0.0;
         }
     }
@@ -95,7 +97,7 @@ void pack_b(const View<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, do
         for (int64_t p = 0; p < kc; ++p) {
             double* dst = out + s * kc + p * kNR;
             int c = 0;
-            for (; c < cols; ++c) dst[c] = double(b(p0 + p, j0 + s + c));
+            for (; c < cols; ++c) dst[c] = detail::to_double(b(p0 + p, j0 + s + c));
             for (; c < kNR; ++c) dst[c] = 0.0;
         }
     }
@@ -238,8 +240,8 @@ inline void epilogue(double alpha, double beta, double hi, double lo, double g, 
     *mag = std::fabs(alpha) * g + (c0 ? std::fabs(beta) * std::fabs(c) : 0.0);
 }
 
-template <Accum M, class T>
-void run_tile(const Problem<T>& pr, int64_t i0, int64_t j0, Scratch& sc) {
+template <Accum M, class T, class TC>
+void run_tile(const Problem<T, TC>& pr, int64_t i0, int64_t j0, Scratch& sc) {
     const int64_t mc = std::min(kMC, pr.m - i0);
     const int64_t nc = std::min(kNC, pr.n - j0);
     const int64_t ld = pr.m;
@@ -270,15 +272,15 @@ void run_tile(const Problem<T>& pr, int64_t i0, int64_t j0, Scratch& sc) {
             const double hi = products ? pr.ref[o] : 0.0;
             const double lo = (products && M == Accum::DoubleDouble) ? sc.lo[i + j * kMC] : 0.0;
             const double g = products ? pr.mag[o] : 0.0;
-            const T* c0 = pr.beta != 0.0 ? pr.c0 + (i0 + i) + (j0 + j) * pr.ldc : nullptr;
+            const TC* c0 = pr.beta != 0.0 ? pr.c0 + (i0 + i) + (j0 + j) * pr.ldc : nullptr;
             double c0d = 0.0;
-            if (c0) c0d = double(*c0);
+            if (c0) c0d = detail::to_double(*c0);
             epilogue(pr.alpha, pr.beta, hi, lo, g, c0 ? &c0d : nullptr, pr.ref + o, pr.mag + o);
         }
 }
 
-template <Accum M, class T>
-void run(const Problem<T>& pr, int threads) {
+template <Accum M, class T, class TC>
+void run(const Problem<T, TC>& pr, int threads) {
     const int64_t tiles_m = (pr.m + kMC - 1) / kMC;
     const int64_t tiles_n = (pr.n + kNC - 1) / kNC;
     const int64_t tiles = tiles_m * tiles_n;
@@ -331,11 +333,39 @@ void gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T al
         run<Accum::DoubleDouble>(pr, threads);
 }
 
+template <class TIn, class TOut>
+void half_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const TIn* A, int64_t lda, const TIn* B, int64_t ldb, float beta, const TOut* C0,
+               int64_t ldc, double* ref, double* mag, int threads) {
+    if (m <= 0 || n <= 0) return;
+    if (layout == Layout::RowMajor) { // C^T = op(B)^T op(A)^T, column-major
+        std::swap(m, n);
+        std::swap(A, B);
+        std::swap(lda, ldb);
+        std::swap(op_a, op_b);
+    }
+    // Products of two BF16/FP16 values are exact in double (at most 22 significant bits), so
+    // plain double accumulation is as good as for float inputs.
+    const Problem<TIn, TOut> pr{m,   n,   k,  double(alpha), double(beta), op_view(A, lda, op_a),
+                                op_view(B, ldb, op_b), C0, ldc, ref, mag};
+    run<Accum::Double>(pr, threads);
+}
+
 template void gemm<float>(Layout, Op, Op, int64_t, int64_t, int64_t, float, const float*, int64_t,
                           const float*, int64_t, float, const float*, int64_t, double*, double*,
                           int);
 template void gemm<double>(Layout, Op, Op, int64_t, int64_t, int64_t, double, const double*,
                            int64_t, const double*, int64_t, double, const double*, int64_t, double*,
                            double*, int);
+
+#define GEMMLAB_HALF_REFERENCE(TIn, TOut)                                                          \
+    template void half_gemm<TIn, TOut>(Layout, Op, Op, int64_t, int64_t, int64_t, float,          \
+                                       const TIn*, int64_t, const TIn*, int64_t, float,            \
+                                       const TOut*, int64_t, double*, double*, int);
+GEMMLAB_HALF_REFERENCE(__nv_bfloat16, __nv_bfloat16)
+GEMMLAB_HALF_REFERENCE(__nv_bfloat16, float)
+GEMMLAB_HALF_REFERENCE(__half, __half)
+GEMMLAB_HALF_REFERENCE(__half, float)
+#undef GEMMLAB_HALF_REFERENCE
 
 } // namespace gemmlab::reference

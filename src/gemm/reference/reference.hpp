@@ -5,6 +5,9 @@
 // Mag, the magnitude that scales the error bound of DESIGN.md (see check.hpp).
 //
 // Accumulation:
+//   BF16 / FP16 inputs (half_gemm): double, as for float; every product of two such values is
+//                  exact in double (at most 11 x 11 significant bits), C0 may be the half type
+//                  or float, alpha and beta are float.
 //   float  inputs: double. Every product of two floats is exact in double, so the only error is
 //                  the rounding of the k-term double sum (relative 2^-53 per term, ~2^-29 of the
 //                  float bound).
@@ -20,6 +23,9 @@
 // are spread over std::threads.
 
 #include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "gemmlab/gemm.hpp"
 
@@ -47,5 +53,13 @@ extern template void gemm<float>(Layout, Op, Op, int64_t, int64_t, int64_t, floa
 extern template void gemm<double>(Layout, Op, Op, int64_t, int64_t, int64_t, double, const double*,
                                   int64_t, const double*, int64_t, double, const double*, int64_t,
                                   double*, double*, int);
+
+/// The same for the half-precision API: A and B in TIn (__nv_bfloat16 or __half), C0 in TOut
+/// (TIn or float), alpha and beta float. Ref is the exact result (to within the double sum's
+/// rounding), before any rounding to TOut.
+template <class TIn, class TOut>
+void half_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const TIn* A, int64_t lda, const TIn* B, int64_t ldb, float beta, const TOut* C0,
+               int64_t ldc, double* ref, double* mag, int threads = 0);
 
 } // namespace gemmlab::reference
