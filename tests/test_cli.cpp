@@ -33,11 +33,40 @@ Output run_cli(const std::string& args) {
 TEST(Cli, ListShowsEveryRung) {
     const auto out = run_cli("list");
     EXPECT_EQ(out.code, 0) << out.text;
-    for (const char* name : {"cublas", "naive", "coalesced", "dmma", "tf32x3", "cpu_naive", "cpu_block_4x4_k4"})
+    for (const char* name : {"cublas", "naive", "coalesced", "dmma", "tf32x3", "half_simt", "cpu_naive",
+                             "cpu_block_4x4_k4"})
         EXPECT_NE(out.text.find(name), std::string::npos) << name;
-    // Each rung's types and math: dmma is f64 only, tf32 is the one lower-precision rung.
-    EXPECT_NE(out.text.find(" f64      default  tensor cores"), std::string::npos) << out.text;
-    EXPECT_NE(out.text.find(" f32      tf32     tensor cores"), std::string::npos) << out.text;
+    // Each rung's types and math: dmma is f64 only, tf32 is the one lower-precision rung, the
+    // half-precision rungs have bf16 and f16, cuBLAS all four.
+    EXPECT_NE(out.text.find(" f64              default tensor cores"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find(" f32              tf32    tensor cores"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find(" bf16,f16         default CUDA cores"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find(" f32,f64,bf16,f16 call    cuBLAS"), std::string::npos) << out.text;
+}
+
+// Readable at 100 columns: no line is wider (counting characters, not UTF-8 bytes), and where
+// there is no GPU it says so once.
+TEST(Cli, ListFitsIn100ColumnsAndSaysWhatRunsHere) {
+    const auto out = run_cli("list");
+    ASSERT_EQ(out.code, 0) << out.text;
+    size_t start = 0;
+    while (start < out.text.size()) {
+        size_t end = out.text.find('\n', start);
+        if (end == std::string::npos) end = out.text.size();
+        const std::string line = out.text.substr(start, end - start);
+        size_t columns = 0;
+        for (unsigned char ch : line) columns += (ch & 0xC0) != 0x80; // UTF-8 lead bytes
+        EXPECT_LE(columns, 100u) << line;
+        start = end + 1;
+    }
+    EXPECT_NE(out.text.find(" here "), std::string::npos) << out.text;
+    if (gemmlab::visible_device_count() == 0) {
+        size_t count = 0;
+        for (size_t p = out.text.find("no CUDA device"); p != std::string::npos;
+             p = out.text.find("no CUDA device", p + 1))
+            ++count;
+        EXPECT_EQ(count, 1u) << out.text;
+    }
 }
 
 TEST(Cli, NoSubcommandIsAUsageError) {
@@ -51,7 +80,9 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
         const char* args;
         const char* expect;
     };
-    for (const BadArg& b : {BadArg{"bench --kernels nosuch", "'nosuch'"}, {"bench --dtype f16", "'f16'"},
+    for (const BadArg& b : {BadArg{"bench --kernels nosuch", "'nosuch'"}, {"bench --dtype f8", "'f8'"},
+                            {"bench --dtype bf16-f64", "'bf16-f64'"},
+                            {"bench --device cpu --dtype bf16", "f32 and f64 only"},
                             {"bench --op nx", "'nx'"}, {"bench --shapes 3x4", "'3x4'"},
                             {"bench --sizes 12a", "'12a'"}, {"bench --layout diag", "'diag'"},
                             {"bench --preset nope", "nope"}, {"bench --reps 0", "reps"},

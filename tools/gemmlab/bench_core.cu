@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -27,11 +28,18 @@ std::string Case::describe() const {
 
 bool kernel_supports(const std::string& kernel, DType dtype) {
     const auto info = find_gpu_kernel(kernel);
-    return !info || info->supports(dtype == DType::F32 ? DataType::F32 : DataType::F64);
+    return !info || (info->supports(input_type(dtype)) && check_device_support(*info) == Status::Success);
+}
+
+void note_kernels_this_device_cannot_run(const std::vector<std::string>& kernels) {
+    for (const auto& k : kernels)
+        if (const auto info = find_gpu_kernel(k))
+            if (check_device_support(*info) == Status::UnsupportedDevice)
+                std::printf("skipping %s: %s\n", k.c_str(), last_error());
 }
 
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested) {
-    if (dtype == DType::F64) return Precision::Default;
+    if (dtype != DType::F32) return Precision::Default;
     if (kernel == "auto" || kernel == "cublas") return requested;
     const auto info = find_gpu_kernel(kernel);
     return info ? info->precision : Precision::Default;
@@ -53,13 +61,22 @@ Storage storage(Layout layout, int64_t op_rows, int64_t op_cols, bool trans, int
     return {rows, cols, ld, std::max<int64_t>(1, ld * outer)};
 }
 
-template <class T>
+/// One case in A/B type TIn and C type TOut (TIn, or float for half inputs); alpha and beta
+/// are TIn for float and double, float for the half types.
+template <class TIn, class TOut = TIn>
 struct TypedProblem {
+    static constexpr bool kHalf = detail::is_half_v<TIn>;
+    using T = TIn;
+    using Scalar = std::conditional_t<kHalf, float, TIn>;
+    using Args = std::conditional_t<kHalf, detail::HalfArgs<TIn, TOut>, detail::GemmArgs<TIn>>;
+    static_assert(kHalf || std::is_same_v<TIn, TOut>, "float and double calls have C in their type");
+
     Case c;
     Storage sa, sb, sc;
-    DeviceBuffer<T> A, B, C0, C;
+    DeviceBuffer<TIn> A, B;
+    DeviceBuffer<TOut> C0, C;
     std::vector<double> ref, mag;
-    std::vector<T> host_c;
+    std::vector<TOut> host_c;
     Stream stream;
 
     TypedProblem(const Case& cs, uint64_t seed, ReferenceSource src)
@@ -84,14 +101,14 @@ struct TypedProblem {
     }
 
     // Base pointers as the call sees them: `offset` elements into each buffer.
-    const T* a() const { return A.get() + c.offset; }
-    const T* b() const { return B.get() + c.offset; }
-    T* c_out() { return C.get() + c.offset; }
-    const T* c0() const { return C0.get() + c.offset; }
+    const TIn* a() const { return A.get() + c.offset; }
+    const TIn* b() const { return B.get() + c.offset; }
+    TOut* c_out() { return C.get() + c.offset; }
+    const TOut* c0() const { return C0.get() + c.offset; }
 
     // The normalized problem, exactly as the API builds it (row-major = transposed col-major).
-    detail::GemmArgs<T> normalized() {
-        const T alpha = T(c.alpha), beta = T(c.beta);
+    Args normalized() {
+        const Scalar alpha = Scalar(c.alpha), beta = Scalar(c.beta);
         const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
         if (c.layout == Layout::RowMajor)
             return {c.shape.n, c.shape.m, c.shape.k, alpha, b(), sb.ld, tb, a(), sa.ld, ta, beta, c_out(), sc.ld};
@@ -100,7 +117,11 @@ struct TypedProblem {
 
     void gpu_ref(size_t mn) {
         DeviceBuffer<double> dref(mn), dmag(mn);
-        reference::gpu_reference<T>(normalized(), c0(), sc.ld, dref.get(), dmag.get(), stream.get());
+        if constexpr (kHalf)
+            reference::gpu_reference_half<TIn, TOut>(normalized(), c0(), sc.ld, dref.get(), dmag.get(),
+                                                     stream.get());
+        else
+            reference::gpu_reference<T>(normalized(), c0(), sc.ld, dref.get(), dmag.get(), stream.get());
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         dref.copy_to_host(ref.data(), mn);
         dmag.copy_to_host(mag.data(), mn);
@@ -108,13 +129,20 @@ struct TypedProblem {
 
     void cpu_ref() {
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-        std::vector<T> a(A.size()), b(B.size()), c0(C0.size());
+        std::vector<TIn> a(A.size()), b(B.size());
+        std::vector<TOut> c0(C0.size());
         A.copy_to_host(a.data(), a.size());
         B.copy_to_host(b.data(), b.size());
         C0.copy_to_host(c0.data(), c0.size());
-        reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
-                           a.data() + c.offset, sa.ld, b.data() + c.offset, sb.ld, T(c.beta),
-                           c0.data() + c.offset, sc.ld, ref.data(), mag.data());
+        if constexpr (kHalf)
+            reference::half_gemm<TIn, TOut>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n,
+                                            c.shape.k, float(c.alpha), a.data() + c.offset, sa.ld,
+                                            b.data() + c.offset, sb.ld, float(c.beta),
+                                            c0.data() + c.offset, sc.ld, ref.data(), mag.data());
+        else
+            reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
+                               a.data() + c.offset, sa.ld, b.data() + c.offset, sb.ld, T(c.beta),
+                               c0.data() + c.offset, sc.ld, ref.data(), mag.data());
     }
 
     Status launch(const std::string& kernel, cudaStream_t s) {
@@ -122,8 +150,12 @@ struct TypedProblem {
         opt.kernel = kernel;
         opt.stream = s;
         opt.precision = c.precision;
-        return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha), a(),
-                       sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld, opt);
+        if constexpr (kHalf) // the half-precision overloads (alpha and beta in float)
+            return gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, float(c.alpha),
+                        a(), sa.ld, b(), sb.ld, float(c.beta), c_out(), sc.ld, opt);
+        else
+            return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
+                           a(), sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld, opt);
     }
 
     RunResult run_and_check(const std::string& kernel) {
@@ -138,9 +170,14 @@ struct TypedProblem {
         r.launched = true;
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         C.copy_to_host(host_c.data(), host_c.size());
-        r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k,
-                                      host_c.data() + c.offset, sc.ld, ref.data(), mag.data(),
-                                      check_precision(kernel, c.dtype, c.precision));
+        if constexpr (kHalf)
+            r.check = reference::check_half<TIn, TOut>(c.layout, c.shape.m, c.shape.n, c.shape.k,
+                                                       host_c.data() + c.offset, sc.ld, ref.data(),
+                                                       mag.data());
+        else
+            r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k,
+                                          host_c.data() + c.offset, sc.ld, ref.data(), mag.data(),
+                                          check_precision(kernel, c.dtype, c.precision));
         return r;
     }
 
@@ -158,12 +195,24 @@ struct TypedProblem {
 } // namespace
 
 struct DeviceProblem::Impl {
-    std::variant<std::unique_ptr<TypedProblem<float>>, std::unique_ptr<TypedProblem<double>>> p;
+    std::variant<std::unique_ptr<TypedProblem<float>>, std::unique_ptr<TypedProblem<double>>,
+                 std::unique_ptr<TypedProblem<__nv_bfloat16>>,
+                 std::unique_ptr<TypedProblem<__nv_bfloat16, float>>,
+                 std::unique_ptr<TypedProblem<__half>>, std::unique_ptr<TypedProblem<__half, float>>>
+        p;
 };
 
 DeviceProblem::DeviceProblem(const Case& c, uint64_t seed, ReferenceSource ref) : impl_(new Impl) {
-    if (c.dtype == DType::F32) impl_->p = std::make_unique<TypedProblem<float>>(c, seed, ref);
-    else impl_->p = std::make_unique<TypedProblem<double>>(c, seed, ref);
+    switch (c.dtype) {
+    case DType::F32: impl_->p = std::make_unique<TypedProblem<float>>(c, seed, ref); break;
+    case DType::F64: impl_->p = std::make_unique<TypedProblem<double>>(c, seed, ref); break;
+    case DType::BF16: impl_->p = std::make_unique<TypedProblem<__nv_bfloat16>>(c, seed, ref); break;
+    case DType::BF16_F32:
+        impl_->p = std::make_unique<TypedProblem<__nv_bfloat16, float>>(c, seed, ref);
+        break;
+    case DType::F16: impl_->p = std::make_unique<TypedProblem<__half>>(c, seed, ref); break;
+    case DType::F16_F32: impl_->p = std::make_unique<TypedProblem<__half, float>>(c, seed, ref); break;
+    }
 }
 
 DeviceProblem::~DeviceProblem() = default;

@@ -11,11 +11,44 @@
 #include "common/timing.hpp"
 #include "gemm/reference/check.hpp"
 #include "gemmlab/gemm.hpp"
+#include "gemmlab/kernels.hpp"
 
 namespace gemmlab::cli {
 
-enum class DType { F32, F64 };
-constexpr const char* to_string(DType d) { return d == DType::F32 ? "f32" : "f64"; }
+/// The element types of a case: A and B, and C. F32, F64, BF16, F16: C of the same type;
+/// BF16_F32, F16_F32: half-precision A and B with a float C.
+enum class DType { F32, F64, BF16, F16, BF16_F32, F16_F32 };
+
+/// Every DType, in the order of `--dtype` help.
+inline constexpr DType kAllDTypes[] = {DType::F32,  DType::F64,      DType::BF16,
+                                       DType::F16,  DType::BF16_F32, DType::F16_F32};
+
+/// The `--dtype` spelling: "f32", "f64", "bf16", "f16", "bf16-f32", "f16-f32".
+constexpr const char* to_string(DType d) {
+    switch (d) {
+    case DType::F32: return "f32";
+    case DType::F64: return "f64";
+    case DType::BF16: return "bf16";
+    case DType::F16: return "f16";
+    case DType::BF16_F32: return "bf16-f32";
+    case DType::F16_F32: return "f16-f32";
+    }
+    return "?";
+}
+
+/// The type of A and B (what KernelInfo::types lists).
+constexpr DataType input_type(DType d) {
+    switch (d) {
+    case DType::F32: return DataType::F32;
+    case DType::F64: return DataType::F64;
+    case DType::BF16: case DType::BF16_F32: return DataType::BF16;
+    case DType::F16: case DType::F16_F32: return DataType::F16;
+    }
+    return DataType::F32;
+}
+
+/// True for BF16/FP16 inputs (the half-precision API).
+constexpr bool is_half(DType d) { return input_type(d) == DataType::BF16 || input_type(d) == DataType::F16; }
 
 struct Shape {
     int64_t m = 0, n = 0, k = 0;
@@ -67,7 +100,7 @@ public:
 
     /// Resets C (NaN poison when beta == 0, else the original C), runs `kernel` once and checks
     /// every element against the reference, within the bound of the precision that kernel
-    /// computes in (check_precision).
+    /// computes in (check_precision; for half inputs the half bound, reference::check_half).
     RunResult run_and_check(const std::string& kernel);
 
     /// Times `kernel` (no checking) under `policy`.
@@ -82,12 +115,18 @@ private:
 
 /// The precision whose error bound `kernel` is checked against when the call asks for
 /// `requested`: a named rung's own (naming "tf32" means TF32 whatever the call says); for
-/// "auto" and "cublas" the call's. Double has no TF32 mode.
+/// "auto" and "cublas" the call's. Only float has a TF32 mode (double and the half types are
+/// checked at their own bound).
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested);
 
-/// True when `kernel` ("auto" or a rung) computes in `dtype`: a rung without that type (dmma has
-/// no float) gets no row in bench or verify rather than an error row.
+/// True when `kernel` ("auto" or a rung) computes in `dtype` and can run on the current device:
+/// a rung without that type (dmma has no float), or one that needs sm_90a on another GPU, gets
+/// no row in bench or verify rather than an error row.
 bool kernel_supports(const std::string& kernel, DType dtype);
+
+/// Prints one line for each of `kernels` that the current device cannot run, with the reason
+/// (what kernel_supports skips silently).
+void note_kernels_this_device_cannot_run(const std::vector<std::string>& kernels);
 
 /// 2mnk: floating-point operations of one GEMM.
 inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }

@@ -110,6 +110,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
               << (c.cold ? ", cold L2" : "") << ", precision " << to_string(precision)
               << (precision == Precision::Tf32 ? " (auto may use TF32; cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32)" : "")
               << "\n";
+    note_kernels_this_device_cannot_run(kernels);
 
     TimingPolicy policy;
     policy.min_samples = c.min_samples;
@@ -148,7 +149,11 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                         row.gflops = gemm_flops(shape) / (row.timing.median_ms * 1e6);
                         if (k == "cublas") cublas_ms = row.timing.median_ms;
                         if (cublas_ms) row.pct_cublas = 100.0 * *cublas_ms / row.timing.median_ms;
-                        const int lanes = dt == DType::F32 ? dev.fp32_lanes_per_sm : dev.fp64_lanes_per_sm;
+                        // %peak is of the FMA pipes; half precision has no such row (its peak is
+                        // the tensor cores').
+                        const int lanes = dt == DType::F32   ? dev.fp32_lanes_per_sm
+                                          : dt == DType::F64 ? dev.fp64_lanes_per_sm
+                                                             : 0;
                         if (lanes > 0 && row.clock_mhz > 0)
                             row.pct_peak = 100.0 * row.gflops /
                                            (double(dev.sm_count) * lanes * 2.0 * row.clock_mhz * 1e-3);
@@ -212,6 +217,10 @@ BenchRow run_cpu_case(const std::string& kernel, int rung, const Case& cs, uint6
 int run_cpu_bench(const BenchConfig& c, RunInfo info) {
     const auto kernels = parse_cpu_kernels(c.kernels);
     const auto dtypes = parse_dtypes(c.dtypes);
+    for (DType dt : dtypes)
+        if (dt != DType::F32 && dt != DType::F64)
+            throw CLI::ValidationError("--dtype", std::string("the CPU ladder runs f32 and f64 only, not '") +
+                                                      to_string(dt) + "'");
     const auto layout = parse_layout(c.layout);
     const auto ops = parse_ops(c.ops);
     const auto shapes = shapes_of(c, "128,256,512");
@@ -246,7 +255,10 @@ void add_bench_command(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("bench", "Check and time GEMM rungs side by side with cuBLAS");
     cmd->add_option("--kernels,-k", cfg->kernels, "Rungs by name or number, comma-separated, 'auto', or 'all'")
         ->capture_default_str();
-    cmd->add_option("--dtype", cfg->dtypes, "f32, f64 or f32,f64")->capture_default_str();
+    cmd->add_option("--dtype", cfg->dtypes,
+                    "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
+                    "f16-f32 (half A and B, float C)")
+        ->capture_default_str();
     cmd->add_option("--layout", cfg->layout, "row or col")->capture_default_str();
     cmd->add_option("--op", cfg->ops, "nn, nt, tn, tt (comma-separated) or all")->capture_default_str();
     cmd->add_option("--sizes", cfg->sizes, "Square sizes, e.g. 1024,2048,4096 (default; CPU: 128,256,512)");

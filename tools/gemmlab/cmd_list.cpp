@@ -1,9 +1,12 @@
-// `gemmlab list`: the rungs as a table.
+// `gemmlab list`: the rungs as a table that reads at 100 columns: one line of facts per rung,
+// its technique wrapped below it, and whether the current GPU can run it.
 
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <string_view>
 
+#include "common/device_info.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
 
@@ -11,9 +14,12 @@ namespace gemmlab::cli {
 
 namespace {
 
+constexpr int kWidth = 100;  // the table's width
+constexpr int kIndent = 4;   // of the wrapped technique lines
+
 std::string types_of(const KernelInfo& k) {
     std::string out;
-    for (DataType t : {DataType::F32, DataType::F64})
+    for (DataType t : kAllDataTypes)
         if (k.supports(t)) out += std::string(out.empty() ? "" : ",") + to_string(t);
     return out;
 }
@@ -25,14 +31,54 @@ const char* math_of(const KernelInfo& k) {
     return to_string(k.precision);
 }
 
-void print_rungs(const char* title, std::span<const KernelInfo> rungs) {
-    std::printf("%s\n%-3s %-24s %-8s %-8s %-13s %-22s %s\n", title, "#", "name", "types", "math",
-                "engine", "seeds", "technique");
-    for (const auto& k : rungs) {
-        std::printf("%-3d %-24.*s %-8s %-8s %-13s %-22.*s %.*s\n", k.number, int(k.name.size()),
-                    k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
-                    int(k.seeds.size()), k.seeds.data(), int(k.technique.size()), k.technique.data());
+/// Prints `text` wrapped at word boundaries into lines of at most kWidth columns, each
+/// indented by `indent` spaces.
+void print_wrapped(std::string_view text, int indent) {
+    const size_t room = size_t(kWidth - indent);
+    while (!text.empty()) {
+        size_t cut = text.size();
+        if (cut > room) {
+            cut = text.rfind(' ', room);
+            if (cut == std::string_view::npos || cut == 0) cut = room; // one very long word
+        }
+        std::printf("%*s%.*s\n", indent, "", int(cut), text.data());
+        text.remove_prefix(cut);
+        while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     }
+}
+
+/// "yes", "no" or "-" (no GPU to ask): whether the current device can run a GPU rung.
+std::string runs_here(const KernelInfo& k, bool have_gpu) {
+    if (k.device == Device::Cpu) return "yes";
+    if (!have_gpu) return "-";
+    return check_device_support(k) == Status::Success ? "yes" : "no";
+}
+
+void print_rungs(const char* title, std::span<const KernelInfo> rungs, bool have_gpu) {
+    std::printf("%s\n%-3s %-24s %-16s %-7s %-12s %-4s %s\n", title, "#", "name", "types", "math",
+                "engine", "here", "seeds");
+    for (const auto& k : rungs) {
+        std::printf("%-3d %-24.*s %-16s %-7s %-12s %-4s %.*s\n", k.number, int(k.name.size()),
+                    k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
+                    runs_here(k, have_gpu).c_str(), int(k.seeds.size()), k.seeds.data());
+        print_wrapped(k.technique, kIndent);
+    }
+}
+
+/// One line on what "here" means on this machine.
+void print_device_line(bool have_gpu) {
+    if (!have_gpu) {
+        print_wrapped("here: - = no CUDA device is visible, so which GPU rungs run here is "
+                      "unknown (rungs marked sm_90a below need a compute capability 9.0 GPU)",
+                      0);
+        return;
+    }
+    const DeviceInfo dev = query_device(0);
+    print_wrapped("here: whether the current GPU (" + dev.name + ", compute capability " +
+                      std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                      ") can run the rung; this library " +
+                      (built_with_sm90a() ? "has" : "has no") + " sm_90a code",
+                  0);
 }
 
 } // namespace
@@ -41,13 +87,25 @@ void add_list_command(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("list", "List the rungs of the GPU and CPU ladders");
     cmd->callback([&action] {
         action = [] {
-            print_rungs("GPU ladder (gemmlab bench; `auto` picks among them by shape and precision):",
-                        gpu_kernels());
-            std::printf("math: default = within the input type's own error bound (u = 2^-24 f32, "
-                        "2^-53 f64); tf32 = TF32 inputs (u = 2^-11), only when named or with "
-                        "--precision tf32\n");
+            const bool have_gpu = visible_device_count() > 0;
+            print_rungs("GPU ladder (gemmlab bench; `auto` picks among them by type, precision, "
+                        "device and shape):",
+                        gpu_kernels(), have_gpu);
+            print_wrapped("math: default = within the input type's own error bound (u = 2^-24 "
+                          "f32, 2^-53 f64; bf16/f16: FP32 accumulation and one rounding to C's "
+                          "type); tf32 = TF32 inputs (u = 2^-11), only when named or with "
+                          "--precision tf32",
+                          0);
+            print_device_line(have_gpu);
+            std::string hopper;
+            for (const auto& k : gpu_kernels())
+                if (k.needs_sm90a) hopper += std::string(hopper.empty() ? "" : ", ") + std::string(k.name);
+            print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): " +
+                              (hopper.empty() ? std::string("none yet") : hopper),
+                          0);
             std::printf("\n");
-            print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels());
+            print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
+                        have_gpu);
             return int(kExitOk);
         };
     });

@@ -1,4 +1,5 @@
-// `gemmlab verify`: every rung (and auto) x {f32, f64} x precisions x layouts x ops x awkward
+// `gemmlab verify`: every rung (and auto) x {f32, f64, bf16, f16, bf16-f32, f16-f32} (the
+// types it has) x precisions x layouts x ops x awkward
 // shapes, checked element by element against the CPU reference, each rung within the bound of
 // the precision it computes in. Shapes cover 1x1x1, primes, non-multiples of every tile, k = 0,
 // m or n = 0, padded leading dimensions, unaligned pointers, alpha = 0, beta = 0 with NaN in C,
@@ -74,7 +75,7 @@ void add_verify_command(CLI::App& app, Action& action) {
     struct Options {
         bool quick = false;
         std::string kernels = "all";
-        std::string dtypes = "f32,f64";
+        std::string dtypes = "f32,f64,bf16,f16,bf16-f32,f16-f32";
         std::string precisions = "default,tf32";
         uint64_t seed = 0;
         bool seed_given = false;
@@ -84,7 +85,10 @@ void add_verify_command(CLI::App& app, Action& action) {
     cmd->add_flag("--quick", opt->quick, "A short sweep (the one compute-sanitizer runs)");
     cmd->add_option("--kernels,-k", opt->kernels, "Rungs (names or numbers, comma-separated), 'auto' or 'all' (every rung and auto)")
         ->capture_default_str();
-    cmd->add_option("--dtype", opt->dtypes, "f32, f64 or f32,f64")->capture_default_str();
+    cmd->add_option("--dtype", opt->dtypes,
+                    "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
+                    "f16-f32 (half A and B, float C)")
+        ->capture_default_str();
     cmd->add_option("--precision", opt->precisions,
                     "Call precisions for auto and cuBLAS: default, tf32 or both (named rungs run "
                     "once, at their own)")
@@ -102,6 +106,7 @@ void add_verify_command(CLI::App& app, Action& action) {
             }
             const uint64_t seed = opt->seed_given ? opt->seed : std::random_device{}();
             std::printf("gemmlab verify%s: seed %llu\n", opt->quick ? " --quick" : "", (unsigned long long)seed);
+            note_kernels_this_device_cannot_run(kernels);
             std::vector<const VerifyCase*> cases;
             for (const auto& c : kCases)
                 if (!opt->quick || c.quick) cases.push_back(&c);
@@ -111,10 +116,25 @@ void add_verify_command(CLI::App& app, Action& action) {
             std::map<Key, Tally> tally;
             std::vector<Key> order; // first-seen order, for the table
             int failures_printed = 0;
-            Progress progress(int(dtypes.size() * precisions.size() * 2 * all_ops.size() * cases.size()));
-            uint64_t case_seed = seed;
+            // A named rung computes the same under every call precision: it runs once, under the
+            // first. auto and cuBLAS follow the call. Only float has a TF32 mode: for the other
+            // types a second precision would repeat the first.
+            const auto runs_under = [&](const std::string& k, DType dt, Precision prec) {
+                const bool follows_call = k == "auto" || k == "cublas";
+                if (!follows_call && prec != precisions.front()) return false;
+                if (dt != DType::F32 && prec != precisions.front()) return false;
+                return kernel_supports(k, dt);
+            };
+            // The (type, precision) pairs under which some chosen kernel runs.
+            std::vector<std::pair<DType, Precision>> sweeps;
             for (DType dt : dtypes)
                 for (Precision prec : precisions)
+                    if (std::any_of(kernels.begin(), kernels.end(),
+                                    [&](const std::string& k) { return runs_under(k, dt, prec); }))
+                        sweeps.emplace_back(dt, prec);
+            Progress progress(int(sweeps.size() * 2 * all_ops.size() * cases.size()));
+            uint64_t case_seed = seed;
+            for (auto [dt, prec] : sweeps)
                 for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
                     for (auto [oa, ob] : all_ops)
                         for (const VerifyCase* vc : cases) {
@@ -123,13 +143,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                             progress.step(cs.describe());
                             DeviceProblem problem(cs, case_seed++, ReferenceSource::Cpu);
                             for (const auto& k : kernels) {
-                                // A named rung computes the same under every call precision:
-                                // run it once, under the first. auto and cuBLAS follow the call.
-                                const bool follows_call = k == "auto" || k == "cublas";
-                                if (!follows_call && prec != precisions.front()) continue;
-                                // Double has no TF32 mode: its second precision would repeat the first.
-                                if (dt == DType::F64 && prec != precisions.front()) continue;
-                                if (!kernel_supports(k, dt)) continue;
+                                if (!runs_under(k, dt, prec)) continue;
                                 const RunResult r = problem.run_and_check(k);
                                 const bool ok = r.launched && r.check.pass;
                                 const Key key{k, dt, check_precision(k, dt, prec)};
@@ -145,7 +159,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                             }
                         }
             progress.done();
-            std::printf("\n%-26s %-4s %-8s %11s %12s %s\n", "kernel", "type", "math", "passed",
+            std::printf("\n%-26s %-8s %-8s %11s %12s %s\n", "kernel", "type", "math", "passed",
                         "worst e/b", "result");
             int failed_total = 0, cases_total = 0;
             std::sort(order.begin(), order.end(), [&](const Key& a, const Key& b) {
@@ -160,7 +174,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                 const Tally& t = tally[key];
                 failed_total += t.total - t.passed;
                 cases_total += t.total;
-                std::printf("%-26s %-4s %-8s %5d/%-5d %12.3g %s\n", k.c_str(), to_string(dt),
+                std::printf("%-26s %-8s %-8s %5d/%-5d %12.3g %s\n", k.c_str(), to_string(dt),
                             to_string(prec), t.passed, t.total, t.worst,
                             t.passed == t.total ? "PASS" : "FAIL");
             }

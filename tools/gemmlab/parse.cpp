@@ -35,11 +35,21 @@ int64_t parse_size(const std::string& s, const std::string& context) {
 
 std::vector<DType> parse_dtypes(const std::string& s) {
     std::vector<DType> out;
-    for (const auto& t : split(s, ','))
-        if (t == "f32" || t == "float") out.push_back(DType::F32);
-        else if (t == "f64" || t == "double") out.push_back(DType::F64);
-        else throw CLI::ValidationError("--dtype", "'" + t + "' is not f32 or f64");
+    for (const auto& t : split(s, ',')) {
+        const std::string name = t == "float" ? "f32" : t == "double" ? "f64" : t;
+        const auto it = std::find_if(std::begin(kAllDTypes), std::end(kAllDTypes),
+                                     [&](DType d) { return name == to_string(d); });
+        if (it == std::end(kAllDTypes))
+            throw CLI::ValidationError("--dtype", "'" + t + "' is not one of " + dtype_names());
+        out.push_back(*it);
+    }
     if (out.empty()) throw CLI::ValidationError("--dtype", "no type given");
+    return out;
+}
+
+std::string dtype_names() {
+    std::string out;
+    for (DType d : kAllDTypes) out += std::string(out.empty() ? "" : ", ") + to_string(d);
     return out;
 }
 

@@ -9,7 +9,8 @@
 
 namespace gemmlab::cli {
 
-std::vector<DType> parse_dtypes(const std::string& s);             // "f32,f64"
+std::vector<DType> parse_dtypes(const std::string& s);             // "f32,f64,bf16,f16-f32"
+std::string dtype_names();                                         // "f32, f64, bf16, ..."
 Layout parse_layout(const std::string& s);                         // "row" | "col"
 std::vector<std::pair<Op, Op>> parse_ops(const std::string& s);    // "nn,tn" or "all"
 std::vector<Shape> parse_sizes(const std::string& s);              // "1024,2048" -> cubes

@@ -26,7 +26,7 @@ std::string verdict(const BenchRow& r) {
 
 void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
     char line[400];
-    std::snprintf(line, sizeof line, "%-3s %-24s %-4s %-7s %-6s %6s %6s %6s %10s %21s %10s %8s %7s %10s %s\n",
+    std::snprintf(line, sizeof line, "%-3s %-24s %-8s %-7s %-6s %6s %6s %6s %10s %21s %10s %8s %7s %10s %s\n",
                   "#", "kernel", "type", "math", "lay/op", "m", "n", "k", "median ms", "min-max ms",
                   "GFLOP/s", "%cuBLAS", "%peak", "err/bound", "check");
     os << line;
@@ -34,7 +34,7 @@ void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
         const auto& s = r.spec;
         const std::string number = r.number >= 0 ? std::to_string(r.number) : "-";
         std::snprintf(line, sizeof line,
-                      "%-3s %-24s %-4s %-7s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
+                      "%-3s %-24s %-8s %-7s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
                       number.c_str(), r.kernel.c_str(), to_string(s.dtype), to_string(r.precision),
                       (std::string(s.layout == Layout::RowMajor ? "row" : "col") + "/" + s.ops()).c_str(),
                       (long long)s.shape.m, (long long)s.shape.n, (long long)s.shape.k, r.timing.median_ms,

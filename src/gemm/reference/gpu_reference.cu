@@ -27,9 +27,16 @@ __device__ __forceinline__ DoubleDouble dd_add_product(DoubleDouble s, double a,
     return {hi, lo - (hi - t)};
 }
 
-template <class T, bool TransA, bool TransB>
-__global__ void dd_gemm_kernel(detail::GemmArgs<T> g, const T* C0, int64_t ldc0, double* ref,
-                               double* mag) {
+/// Element (row, col) of op(X) as a double, 0 outside rows x cols (exact for every type).
+template <bool Trans, class T>
+__device__ __forceinline__ double op_at_double(const T* X, int64_t ld, int64_t rows, int64_t cols,
+                                               int64_t row, int64_t col) {
+    return (row < rows && col < cols) ? detail::to_double(detail::op_at<Trans>(X, ld, row, col)) : 0.0;
+}
+
+// Args: GemmArgs<T> or HalfArgs<TIn, TOut> (the same members); TC: C0's element type.
+template <class Args, class TC, bool TransA, bool TransB>
+__global__ void dd_gemm_kernel(Args g, const TC* C0, int64_t ldc0, double* ref, double* mag) {
     __shared__ double a_tile[kTile][kTile + 1]; // (BM, BK) of op(A), padded
     __shared__ double b_tile[kTile][kTile + 1]; // (BK, BN) of op(B), padded
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -38,10 +45,10 @@ __global__ void dd_gemm_kernel(detail::GemmArgs<T> g, const T* C0, int64_t ldc0,
     DoubleDouble acc;
     double abs_sum = 0;
     for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
-        a_tile[tx][ty] = double(detail::op_at_or_zero<TransA>(g.A, g.lda, g.m, g.k,
-                                                              int64_t(blockIdx.x) * kTile + tx, p0 + ty));
-        b_tile[tx][ty] = double(detail::op_at_or_zero<TransB>(g.B, g.ldb, g.k, g.n, p0 + tx,
-                                                              int64_t(blockIdx.y) * kTile + ty));
+        a_tile[tx][ty] = op_at_double<TransA>(g.A, g.lda, g.m, g.k,
+                                              int64_t(blockIdx.x) * kTile + tx, p0 + ty);
+        b_tile[tx][ty] = op_at_double<TransB>(g.B, g.ldb, g.k, g.n, p0 + tx,
+                                              int64_t(blockIdx.y) * kTile + ty);
         __syncthreads();
         for (int p = 0; p < kTile; ++p) {
             const double a = a_tile[tx][p], b = b_tile[p][ty];
@@ -57,7 +64,7 @@ __global__ void dd_gemm_kernel(detail::GemmArgs<T> g, const T* C0, int64_t ldc0,
     r = dd_add_product(r, alpha, acc.lo);
     double m = fabs(alpha) * abs_sum;
     if (beta != 0) {
-        const double c0 = double(C0[i + j * ldc0]);
+        const double c0 = detail::to_double(C0[i + j * ldc0]);
         r = dd_add_product(r, beta, c0);
         m += fabs(beta) * fabs(c0);
     }
@@ -65,23 +72,43 @@ __global__ void dd_gemm_kernel(detail::GemmArgs<T> g, const T* C0, int64_t ldc0,
     mag[i + j * g.m] = m;
 }
 
-} // namespace
-
-template <class T>
-void gpu_reference(const detail::GemmArgs<T>& g, const T* C0, int64_t ldc0, double* ref, double* mag,
-                   cudaStream_t stream) {
+template <class Args, class TC>
+void launch_dd_gemm(const Args& g, const TC* C0, int64_t ldc0, double* ref, double* mag,
+                    cudaStream_t stream) {
     if (g.m == 0 || g.n == 0) return;
     if (detail::ceil_div(g.n, kTile) > 65535)
         throw CudaFailure("gpu_reference: n = " + std::to_string(g.n) + " exceeds the grid's y limit");
     const dim3 block(kTile, kTile);
     const dim3 grid(unsigned(detail::ceil_div(g.m, kTile)), unsigned(detail::ceil_div(g.n, kTile)));
     detail::dispatch_ops(g, [&]<bool TA, bool TB>() {
-        dd_gemm_kernel<T, TA, TB><<<grid, block, 0, stream>>>(g, C0, ldc0, ref, mag);
+        dd_gemm_kernel<Args, TC, TA, TB><<<grid, block, 0, stream>>>(g, C0, ldc0, ref, mag);
     });
     GEMMLAB_CHECK_LAUNCH();
 }
 
+} // namespace
+
+template <class T>
+void gpu_reference(const detail::GemmArgs<T>& g, const T* C0, int64_t ldc0, double* ref, double* mag,
+                   cudaStream_t stream) {
+    launch_dd_gemm(g, C0, ldc0, ref, mag, stream);
+}
+
+template <class TIn, class TOut>
+void gpu_reference_half(const detail::HalfArgs<TIn, TOut>& g, const TOut* C0, int64_t ldc0,
+                        double* ref, double* mag, cudaStream_t stream) {
+    launch_dd_gemm(g, C0, ldc0, ref, mag, stream);
+}
+
 template void gpu_reference<float>(const detail::GemmArgs<float>&, const float*, int64_t, double*, double*, cudaStream_t);
 template void gpu_reference<double>(const detail::GemmArgs<double>&, const double*, int64_t, double*, double*, cudaStream_t);
+#define GEMMLAB_HALF_GPU_REFERENCE(TIn, TOut)                                                      \
+    template void gpu_reference_half<TIn, TOut>(const detail::HalfArgs<TIn, TOut>&, const TOut*,   \
+                                                int64_t, double*, double*, cudaStream_t);
+GEMMLAB_HALF_GPU_REFERENCE(__nv_bfloat16, __nv_bfloat16)
+GEMMLAB_HALF_GPU_REFERENCE(__nv_bfloat16, float)
+GEMMLAB_HALF_GPU_REFERENCE(__half, __half)
+GEMMLAB_HALF_GPU_REFERENCE(__half, float)
+#undef GEMMLAB_HALF_GPU_REFERENCE
 
 } // namespace gemmlab::reference

@@ -1,7 +1,7 @@
 #pragma once
 // The GPU reference used by `gemmlab bench` at sizes where the CPU reference would take minutes:
 // every product and sum in double-double (about 106 bits), so its own error is far below the
-// bound it checks against, for float and double inputs alike.
+// bound it checks against, for float, double, BF16 and FP16 inputs alike.
 
 #include <cuda_runtime_api.h>
 
@@ -17,5 +17,10 @@ namespace gemmlab::reference {
 template <class T>
 void gpu_reference(const detail::GemmArgs<T>& g, const T* C0, int64_t ldc0, double* ref, double* mag,
                    cudaStream_t stream);
+
+/// The same for the half-precision problem: A and B in TIn, C0 in TOut (g.C is ignored).
+template <class TIn, class TOut>
+void gpu_reference_half(const detail::HalfArgs<TIn, TOut>& g, const TOut* C0, int64_t ldc0,
+                        double* ref, double* mag, cudaStream_t stream);
 
 } // namespace gemmlab::reference
