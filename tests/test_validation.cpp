@@ -1,10 +1,13 @@
 // Argument validation: every rule of the API, checked without a GPU (validate_gemm makes no CUDA
 // call), each with its own Status and a message naming the argument, its value and the rule.
 
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include "gemmlab/gemmlab.hpp"
@@ -225,8 +228,9 @@ TEST(Validation, DoubleUsesTheSameRules) {
 }
 
 TEST(Status, EveryStatusHasAName) {
-    for (int s = 0; s <= int(Status::CublasError); ++s)
+    for (int s = 0; s <= int(Status::UnsupportedDevice); ++s)
         EXPECT_NE(gemmlab::to_string(Status(s)), "Unknown") << s;
+    EXPECT_EQ(gemmlab::to_string(Status::UnsupportedDevice), "UnsupportedDevice");
 }
 
 TEST(Registry, RungsAreNumberedInOrderWithUniqueNames) {
@@ -242,6 +246,241 @@ TEST(Registry, RungsAreNumberedInOrderWithUniqueNames) {
     EXPECT_EQ(rungs[0].name, "cublas");
     EXPECT_FALSE(gemmlab::find_gpu_kernel("auto"));
     EXPECT_EQ(gemmlab::cpu_kernels().size(), 4u);
+}
+
+// ------------------------------------------------------------------ half precision (BF16/FP16)
+
+using gemmlab::DataType;
+
+// Which overload a call resolves to, at compile time: float and double stay on the template,
+// half inputs pick the non-template overload of their C type, and mixes that have no overload
+// do not compile.
+template <class TA, class TC, class TS>
+concept GemmCallable = requires(const TA* a, TC* c, TS s) {
+    { gemmlab::gemm(Layout::RowMajor, Op::N, Op::N, 1, 1, 1, s, a, 1, a, 1, s, c, 1) } -> std::same_as<Status>;
+};
+static_assert(GemmCallable<float, float, float>);
+static_assert(GemmCallable<double, double, double>);
+static_assert(GemmCallable<__nv_bfloat16, __nv_bfloat16, float>);
+static_assert(GemmCallable<__nv_bfloat16, float, float>);
+static_assert(GemmCallable<__half, __half, float>);
+static_assert(GemmCallable<__half, float, float>);
+static_assert(GemmCallable<__nv_bfloat16, float, double>); // alpha and beta convert to float
+static_assert(GemmCallable<__half, float, int>);
+static_assert(!GemmCallable<float, double, float>);          // as before: no mixed float/double
+static_assert(!GemmCallable<float, float, double>);
+static_assert(!GemmCallable<float, __nv_bfloat16, float>);   // float A with a half C: none
+static_assert(!GemmCallable<__nv_bfloat16, __half, float>);  // the other half type: none
+static_assert(!GemmCallable<__half, double, float>);         // double C: none
+static_assert(!GemmCallable<__nv_bfloat16, __nv_bfloat16, void*>);
+
+static_assert(gemmlab::data_type_of<__nv_bfloat16>() == DataType::BF16);
+static_assert(gemmlab::data_type_of<__half>() == DataType::F16);
+static_assert(std::string_view(gemmlab::to_string(DataType::BF16)) == "bf16");
+static_assert(std::string_view(gemmlab::to_string(DataType::F16)) == "f16");
+
+/// One half-precision validate_gemm call: A and B in TIn, C in TOut.
+template <class TIn, class TOut>
+struct HalfCall {
+    Layout layout = Layout::RowMajor;
+    Op op_a = Op::N, op_b = Op::N;
+    int64_t m = 4, n = 6, k = 5;
+    float alpha = 1.f;
+    const TIn* A = reinterpret_cast<const TIn*>(0x1000);
+    int64_t lda = 5;
+    const TIn* B = reinterpret_cast<const TIn*>(0x2000);
+    int64_t ldb = 6;
+    float beta = 0.f;
+    const TOut* C = reinterpret_cast<const TOut*>(0x3000);
+    int64_t ldc = 6;
+    std::string kernel = "auto";
+
+    Status run() const {
+        gemmlab::GemmOptions o;
+        o.kernel = kernel;
+        return gemmlab::validate_gemm(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                      ldc, o);
+    }
+};
+
+template <class P>
+class HalfValidation : public ::testing::Test {};
+struct Bf16ToBf16 { using In = __nv_bfloat16; using Out = __nv_bfloat16; static constexpr const char* kName = "bf16"; };
+struct Bf16ToF32 { using In = __nv_bfloat16; using Out = float; static constexpr const char* kName = "bf16 with C in f32"; };
+struct F16ToF16 { using In = __half; using Out = __half; static constexpr const char* kName = "f16"; };
+struct F16ToF32 { using In = __half; using Out = float; static constexpr const char* kName = "f16 with C in f32"; };
+using HalfPairs = ::testing::Types<Bf16ToBf16, Bf16ToF32, F16ToF16, F16ToF32>;
+TYPED_TEST_SUITE(HalfValidation, HalfPairs);
+
+TYPED_TEST(HalfValidation, ValidCallPasses) {
+    HalfCall<typename TypeParam::In, typename TypeParam::Out> c;
+    for (const char* k : {"auto", "cublas", "0", "half_simt", "18"}) {
+        c.kernel = k;
+        EXPECT_EQ(c.run(), Status::Success) << k << ": " << msg();
+        EXPECT_TRUE(msg().empty());
+    }
+}
+
+TYPED_TEST(HalfValidation, EachBadArgumentHasItsOwnStatus) {
+    using Call = HalfCall<typename TypeParam::In, typename TypeParam::Out>;
+    for (int which = 0; which < 3; ++which) {
+        Call c;
+        (which == 0 ? c.m : which == 1 ? c.n : c.k) = -1;
+        EXPECT_EQ(c.run(), Status::InvalidSize);
+        EXPECT_NE(msg().find(std::string(1, "mnk"[which]) + " = -1"), std::string::npos) << msg();
+    }
+    {
+        Call c;
+        c.lda = 4;
+        EXPECT_EQ(c.run(), Status::InvalidLeadingDimension);
+        EXPECT_EQ(msg(), "lda = 4 is less than max(1, k) = 5 (row-major A, op N)");
+        c = Call{};
+        c.ldb = 5;
+        EXPECT_EQ(c.run(), Status::InvalidLeadingDimension);
+        EXPECT_NE(msg().find("ldb = 5"), std::string::npos) << msg();
+        c = Call{};
+        c.layout = Layout::ColMajor;
+        c.lda = 4, c.ldb = 5, c.ldc = 3;
+        EXPECT_EQ(c.run(), Status::InvalidLeadingDimension);
+        EXPECT_EQ(msg(), "ldc = 3 is less than max(1, m) = 4 (column-major C)");
+    }
+    {
+        Call c;
+        c.A = nullptr;
+        EXPECT_EQ(c.run(), Status::NullPointer);
+        EXPECT_NE(msg().find("A is null"), std::string::npos);
+        c = Call{};
+        c.B = nullptr;
+        EXPECT_EQ(c.run(), Status::NullPointer);
+        EXPECT_NE(msg().find("B is null"), std::string::npos);
+        c = Call{};
+        c.C = nullptr;
+        EXPECT_EQ(c.run(), Status::NullPointer);
+        EXPECT_NE(msg().find("C is null"), std::string::npos);
+        // Not read, so may be null: A and B when k == 0 or alpha == 0.
+        c = Call{};
+        c.alpha = 0.f;
+        c.A = c.B = nullptr;
+        EXPECT_EQ(c.run(), Status::Success) << msg();
+        c.alpha = 1.f;
+        c.k = 0;
+        EXPECT_EQ(c.run(), Status::Success) << msg();
+    }
+    {
+        Call c;
+        c.layout = Layout::ColMajor;
+        c.k = 2;
+        c.lda = std::numeric_limits<int64_t>::max();
+        c.ldb = 2, c.ldc = 4;
+        EXPECT_EQ(c.run(), Status::SizeOverflow);
+        EXPECT_NE(msg().find("beyond int64"), std::string::npos) << msg();
+    }
+    {
+        Call c;
+        c.kernel = "fastest";
+        EXPECT_EQ(c.run(), Status::UnknownKernel);
+        EXPECT_NE(msg().find("'fastest'"), std::string::npos) << msg();
+    }
+    {
+        Call c;
+        c.kernel = "naive"; // a float/double rung
+        EXPECT_EQ(c.run(), Status::UnsupportedType);
+        EXPECT_EQ(msg(), std::string("kernel 'naive' (rung 1, naive) supports f32, f64 only; this call's type is ") +
+                             TypeParam::kName);
+    }
+}
+
+// The overload a call picked shows in the type its message names.
+TEST(HalfValidation, TheMessageNamesTheTypesOfTheOverloadThatRan) {
+    gemmlab::GemmOptions o;
+    o.kernel = "dmma";
+    const auto* a16 = reinterpret_cast<const __nv_bfloat16*>(0x1000);
+    const auto* c32 = reinterpret_cast<const float*>(0x3000);
+    EXPECT_EQ(gemmlab::validate_gemm(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.0, a16, 3, a16, 3, 0.0,
+                                     c32, 3, o),
+              Status::UnsupportedType);
+    EXPECT_NE(msg().find("this call's type is bf16 with C in f32"), std::string::npos) << msg();
+    const auto* h = reinterpret_cast<const __half*>(0x1000);
+    EXPECT_EQ(gemmlab::validate_gemm(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.f, h, 3, h, 3, 0.f, h, 3, o),
+              Status::UnsupportedType);
+    EXPECT_NE(msg().find("this call's type is f16"), std::string::npos) << msg();
+    // A plain float call still goes to the template.
+    const auto* f = reinterpret_cast<const float*>(0x1000);
+    EXPECT_EQ(gemmlab::validate_gemm(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.f, f, 3, f, 3, 0.f, f, 3, o),
+              Status::UnsupportedType);
+    EXPECT_NE(msg().find("this call's type is f32"), std::string::npos) << msg();
+    // Half rungs have no float or double.
+    o.kernel = "half_simt";
+    EXPECT_EQ(gemmlab::validate_gemm(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.f, f, 3, f, 3, 0.f, f, 3, o),
+              Status::UnsupportedType);
+    EXPECT_EQ(msg(), "kernel 'half_simt' (rung 18, half_simt) supports bf16, f16 only; this call's type is f32");
+}
+
+TEST(Registry, HalfPrecisionRungsAndTheirArchitecture) {
+    const auto cublas = gemmlab::find_gpu_kernel("cublas");
+    const auto simt = gemmlab::find_gpu_kernel("half_simt");
+    ASSERT_TRUE(cublas && simt);
+    for (DataType t : gemmlab::kAllDataTypes) EXPECT_TRUE(cublas->supports(t)) << gemmlab::to_string(t);
+    EXPECT_TRUE(simt->supports(DataType::BF16));
+    EXPECT_TRUE(simt->supports(DataType::F16));
+    EXPECT_FALSE(simt->supports(DataType::F32));
+    EXPECT_FALSE(simt->supports(DataType::F64));
+    EXPECT_FALSE(simt->needs_sm90a);
+    EXPECT_EQ(simt->engine, gemmlab::Engine::CudaCores);
+    EXPECT_EQ(simt->precision, gemmlab::Precision::Default);
+    bool portable_half = false; // auto needs a half rung that runs on any GPU
+    for (const auto& k : gemmlab::gpu_kernels()) {
+        EXPECT_NE(k.types.bits, 0u) << k.name;
+        // A half rung has both half types (and, with them, both C types); none mixes in float.
+        const bool bf16 = k.supports(DataType::BF16), f16 = k.supports(DataType::F16);
+        EXPECT_EQ(bf16, f16) << k.name;
+        if (bf16 && k.engine != gemmlab::Engine::Library) {
+            EXPECT_FALSE(k.supports(DataType::F32)) << k.name;
+            EXPECT_EQ(k.precision, gemmlab::Precision::Default) << k.name;
+            portable_half |= !k.needs_sm90a;
+        }
+        if (k.needs_sm90a) EXPECT_EQ(k.engine, gemmlab::Engine::TensorCores) << k.name;
+    }
+    EXPECT_TRUE(portable_half);
+    for (const auto& k : gemmlab::cpu_kernels()) EXPECT_FALSE(k.needs_sm90a) << k.name;
+}
+
+TEST(Registry, TheBuildSaysWhetherItHasSm90aCode) {
+    // CMakeLists.txt: 90a among CMAKE_CUDA_ARCHITECTURES (the ci and device presets: 90a).
+    EXPECT_EQ(gemmlab::built_with_sm90a(), bool(GEMMLAB_EXPECT_SM90A));
+}
+
+TEST(DeviceSupport, AnSm90aRungRunsOnlyOnComputeCapability90WithSm90aCode) {
+    gemmlab::KernelInfo hopper = *gemmlab::find_gpu_kernel("half_simt");
+    hopper.name = "pretend_wgmma";
+    hopper.number = 99;
+    hopper.engine = gemmlab::Engine::TensorCores;
+    hopper.needs_sm90a = true;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        EXPECT_EQ(gemmlab::check_device_support(hopper), Status::NoDevice);
+        EXPECT_NE(msg().find("no CUDA device"), std::string::npos) << msg();
+        EXPECT_EQ(gemmlab::check_device_support(*gemmlab::find_gpu_kernel("half_simt")), Status::NoDevice);
+        return;
+    }
+    EXPECT_EQ(gemmlab::check_device_support(*gemmlab::find_gpu_kernel("half_simt")), Status::Success) << msg();
+    int major = 0, minor = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const bool can = major == 9 && minor == 0 && gemmlab::built_with_sm90a();
+    for (int device : {-1, 0}) {
+        const Status s = gemmlab::check_device_support(hopper, device);
+        EXPECT_EQ(s, can ? Status::Success : Status::UnsupportedDevice) << msg();
+        if (!can) {
+            EXPECT_NE(msg().find("'pretend_wgmma' (rung 99)"), std::string::npos) << msg();
+            EXPECT_NE(msg().find("sm_90a"), std::string::npos) << msg();
+            EXPECT_NE(msg().find("compute capability " + std::to_string(major) + "." + std::to_string(minor)),
+                      std::string::npos) << msg();
+        }
+    }
+    EXPECT_EQ(gemmlab::check_device_support(hopper, count), Status::NoDevice);
 }
 
 } // namespace
