@@ -34,6 +34,16 @@ struct GemmArgs {
     int64_t ldc;
 };
 
+template <class TIn, class TOut>
+struct HalfArgs {              // column-major, normalized exactly like GemmArgs (see problem.hpp)
+    int64_t m, n, k;
+    float alpha;
+    const TIn* A; int64_t lda; bool trans_a;
+    const TIn* B; int64_t ldb; bool trans_b;
+    float beta;
+    TOut* C; int64_t ldc;
+};
+
 /// Enqueues one GEMM on `stream`. Throws CudaFailure if a launch is rejected.
 template <class T>
 using Launcher = void (*)(const GemmArgs<T>& args, cudaStream_t stream);
