@@ -27,6 +27,9 @@ template <class T> void launch_dmma(const GemmArgs<T>&, cudaStream_t);          
 template <class T> void launch_tf32(const GemmArgs<T>&, cudaStream_t);                    // 16
 template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);                  // 17
 
+/// Half precision (TIn = __nv_bfloat16 or __half in, TOut = TIn or float out, FP32 accumulation).
+template <class TIn, class TOut> void launch_mma_sync_f16(const HalfArgs<TIn, TOut>&, cudaStream_t); // 19
+
 /// `auto`: picks a rung and tile configuration by shape and Problem::precision
 /// (src/gemm/auto_select.cu).
 void launch_auto(const Problem&, cudaStream_t);
