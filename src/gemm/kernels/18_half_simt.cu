@@ -123,9 +123,6 @@ void launch_half_simt(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     GEMMLAB_CHECK_LAUNCH();
 }
 
-template void launch_half_simt<__nv_bfloat16, __nv_bfloat16>(const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);
-template void launch_half_simt<__nv_bfloat16, float>(const HalfArgs<__nv_bfloat16, float>&, cudaStream_t);
-template void launch_half_simt<__half, __half>(const HalfArgs<__half, __half>&, cudaStream_t);
-template void launch_half_simt<__half, float>(const HalfArgs<__half, float>&, cudaStream_t);
+GEMMLAB_INSTANTIATE_HALF(launch_half_simt)
 
 } // namespace gemmlab::detail

@@ -28,8 +28,24 @@ template <class T> void launch_tf32(const GemmArgs<T>&, cudaStream_t);          
 template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);                  // 17
 
 // Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
-// instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file.
-template <class TIn, class TOut> void launch_half_simt(const HalfArgs<TIn, TOut>&, cudaStream_t); // 18
+// instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file
+// (GEMMLAB_INSTANTIATE_HALF).
+template <class TIn, class TOut> void launch_half_simt(const HalfArgs<TIn, TOut>&, cudaStream_t);         // 18
+template <class TIn, class TOut> void launch_mma_sync_f16(const HalfArgs<TIn, TOut>&, cudaStream_t);      // 19
+template <class TIn, class TOut> void launch_wgmma(const HalfArgs<TIn, TOut>&, cudaStream_t);             // 20
+template <class TIn, class TOut> void launch_tma(const HalfArgs<TIn, TOut>&, cudaStream_t);               // 21
+template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn, TOut>&, cudaStream_t);  // 22
+template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
+template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
+
+/// Explicit instantiations of a half-precision launcher for the four (TIn, TOut) pairs.
+#define GEMMLAB_INSTANTIATE_HALF(launcher)                                                         \
+    template void launcher<__nv_bfloat16, __nv_bfloat16>(                                          \
+        const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);                              \
+    template void launcher<__nv_bfloat16, float>(const HalfArgs<__nv_bfloat16, float>&,            \
+                                                 cudaStream_t);                                    \
+    template void launcher<__half, __half>(const HalfArgs<__half, __half>&, cudaStream_t);         \
+    template void launcher<__half, float>(const HalfArgs<__half, float>&, cudaStream_t);
 
 /// `auto`: picks a rung and tile configuration by type, Problem::precision, the device and the
 /// shape (src/gemm/auto_select.cu).

@@ -36,6 +36,9 @@ using Cfg128x128w64x32s3 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 
 /// 128x128, 8 warps of 64x32, 4 stages.
 template <int BK>
 using Cfg128x128w64x32s4 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 1>, 4>;
+/// 128x128, 8 warps of 64x32, 4 stages, 2 blocks per SM (at most 128 registers per thread).
+template <int BK>
+using Cfg128x128w64x32s4b2 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 1>, 4, 2>;
 /// 128x256, 8 warps of 64x64, 3 stages: the most MMAs per shared-memory byte.
 template <int BK>
 using Cfg128x256w64x64s3 = MmaConfig<GemmShape<128, 256, BK>, GemmShape<64, 64, 1>, 3>;
@@ -62,13 +65,16 @@ using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 
 /// and 40 leaves a margin (docs/precision.md). Rung 17 and auto send smaller k to the CUDA cores.
 inline constexpr int64_t kTf32x3MinK = 40;
 
-/// Launchers per configuration (defined in 15_dmma.cu, 16_tf32.cu, 17_tf32x3.cu). Rung 15 takes
-/// the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
+/// Launchers per configuration (defined in 15_dmma.cu, 16_tf32.cu, 17_tf32x3.cu and
+/// 19_mma_sync_f16.cu). Rung 15 takes the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
 template <class Cfg, int MmaK>
 void launch_dmma_cfg(const GemmArgs<double>& args, cudaStream_t stream);
 template <class Cfg>
 void launch_tf32_cfg(const GemmArgs<float>& args, cudaStream_t stream);
 template <class Cfg>
 void launch_tf32x3_cfg(const GemmArgs<float>& args, cudaStream_t stream);
+/// Rung 19 (19_mma_sync_f16.cu), TIn = __nv_bfloat16 or __half, TOut = TIn or float.
+template <class Cfg, class TIn, class TOut>
+void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& args, cudaStream_t stream);
 
 } // namespace gemmlab::detail::mma

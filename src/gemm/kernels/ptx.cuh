@@ -45,6 +45,38 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// ------------------------------------------------------------------------------- st.shared
+// PTX ISA "Data Movement and Conversion Instructions: st" (.shared, .v4): a plain 16-byte
+// store to a shared-memory address, for tiles filled through registers instead of cp.async.
+
+/// Stores four 32-bit words to the 16-byte aligned shared address `dst`.
+__device__ __forceinline__ void st_shared_v4(uint32_t dst, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(x), "r"(y), "r"(z), "r"(w)
+                 : "memory");
+}
+
+// ------------------------------------------------------------------------------- ldmatrix
+// PTX ISA "Warp-level Matrix Load Instruction: ldmatrix" (sm_75+). .m8n8.x4.b16 loads four 8x8
+// matrices of 16-bit elements for the whole warp: lane 8 q + r gives the shared address of row
+// r of matrix q (16 contiguous, 16-byte aligned bytes), and register q of lane 4 g + t receives
+// elements (g, 2t) and (g, 2t + 1) of matrix q, the lower column in the lower half. With .trans
+// each matrix is delivered transposed: register q of lane 4 g + t holds elements (2t, g) and
+// (2t + 1, g) of the stored matrix, i.e. rows 2t and 2t + 1 of column g.
+
+/// Four 8x8 b16 matrices, rows addressed per lane as above.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/// As ldmatrix_x4, each matrix transposed on the way to the registers.
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
 // ------------------------------------------------------------------------------- mma.sync
 // PTX ISA "Warp-level Matrix Multiply-Accumulate Instructions: mma", section "Matrix fragments
 // for mma.m16n8k*". Every shape below is row.col: A is (16, K) row-major, B is (K, 8)
@@ -88,6 +120,42 @@ __device__ __forceinline__ void mma_m16n8k16_f64(double (&d)[4], const double (&
 __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
     static_assert(Mma16x8Fragments<8>::kA == 4 && Mma16x8Fragments<8>::kB == 2, "fragment sizes");
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// 16-bit inputs (bf16, f16), m16n8k16 with FP32 accumulators (HMMA.16816.F32, sm_80): two
+// elements share each 32-bit register, the lower k (or lower column) in the lower half:
+//   A: a[i] = A(g + 8 * (i % 2), 2t + 8 * (i / 2) + {0, 1})       i < 4
+//   B: b[i] = B(2t + 8 * i + {0, 1}, g)                             i < 2
+//   C: c[i] = C(g + 8 * (i / 2), 2 * t + i % 2)                     i < 4
+// so one ldmatrix.x4 fills an A fragment, or the B fragments of two n8 tiles (rung 19).
+
+/// The m16n8k16 fragment sizes with 16-bit inputs, in 32-bit registers per lane.
+struct Mma16x8x16Half {
+    static constexpr int kA = 4; // 8 elements of A
+    static constexpr int kB = 2; // 4 elements of B
+    static constexpr int kC = 4; // 4 FP32 accumulators
+    static_assert(2 * kA * 32 == 16 * 16 && 2 * kB * 32 == 16 * 8 && kC * 32 == 16 * 8,
+                  "a warp's 32 lanes hold the (16, 16) A, (16, 8) B and (16, 8) C tiles exactly once");
+};
+
+/// D = A * B + C with BF16 inputs and FP32 accumulators, m16n8k16 (HMMA, sm_80).
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[Mma16x8x16Half::kC],
+                                                  const uint32_t (&a)[Mma16x8x16Half::kA],
+                                                  const uint32_t (&b)[Mma16x8x16Half::kB]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/// D = A * B + C with FP16 inputs and FP32 accumulators, m16n8k16 (HMMA, sm_80).
+__device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[Mma16x8x16Half::kC],
+                                                  const uint32_t (&a)[Mma16x8x16Half::kA],
+                                                  const uint32_t (&b)[Mma16x8x16Half::kB]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
