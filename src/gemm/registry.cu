@@ -122,6 +122,31 @@ const Rung kRungs[] = {
                          "4x4 FP32 FMA outputs per thread, one rounding to C's type; any "
                          "alignment: the correct fallback",
                          "001 v7 on half inputs", Engine::CudaCores, false),
+    GEMMLAB_HALF_RUNG(19, mma_sync_f16,
+                      "mma.sync m16n8k16 bf16/f16 with ldmatrix (.trans for the other layout) from "
+                      "an XOR-swizzled cp.async ring: the Ampere-style baseline",
+                      "sm_80+ HMMA", false),
+    // rungs 20-24: Hopper's warpgroup MMA, one feature at a time (hopper_gemm.cuh)
+    GEMMLAB_HALF_RUNG(20, wgmma,
+                      "wgmma m64n128k16 reading 128-byte-swizzled shared tiles through "
+                      "descriptors, async fence/commit/wait; tiles copied by cp.async",
+                      "sm_90a wgmma", true),
+    GEMMLAB_HALF_RUNG(21, tma,
+                      "as 20, tiles loaded by TMA (host-built tensor maps, zero-filled edges), "
+                      "stages handed over on full/empty mbarriers",
+                      "sm_90 TMA", true),
+    GEMMLAB_HALF_RUNG(22, warp_specialized,
+                      "as 21, a producer warpgroup issues TMA, two consumer warpgroups issue "
+                      "wgmma (setmaxnreg 40/232), 128x256 tiles",
+                      "sm_90a setmaxnreg", true),
+    GEMMLAB_HALF_RUNG(23, cluster_multicast,
+                      "as 22, 2-block clusters along n: each block loads half of the shared A "
+                      "tile and multicasts it to both",
+                      "sm_90 clusters", true),
+    GEMMLAB_HALF_RUNG(24, persistent,
+                      "as 22, one block per SM looping over tiles in grouped order, C stored "
+                      "through shared memory by TMA while the next tile loads",
+                      "persistent kernels", true),
 };
 
 #undef GEMMLAB_HALF_RUNG
