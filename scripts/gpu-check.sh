@@ -80,11 +80,19 @@ for step in "${steps[@]}"; do
       run_step verify "$out/verify.log" "$gemmlab" verify
       summary_lines+=("verify:    $(grep -E '^verify:' "$out/verify.log" | tail -1)")
       ;;
-    memcheck|racecheck)
+    memcheck|racecheck|synccheck)
       run_step "$step" "$out/$step.log" timeout "${SANITIZER_TIMEOUT:-1800}" \
         compute-sanitizer --tool "$step" --error-exitcode 9 \
         "$gemmlab" verify --quick --kernels "${SANITIZER_KERNELS:-all}"
       summary_lines+=("$(printf '%-10s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
+      ;;
+    memcheck-half|racecheck-half|synccheck-half)
+      # The half-precision rungs under each tool (verify --quick over bf16/f16, both C types).
+      tool=${step%-half}
+      run_step "$step" "$out/$step.log" timeout "${SANITIZER_TIMEOUT:-1800}" \
+        compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$gemmlab" verify --quick --dtype bf16,f16,bf16-f32,f16-f32 --kernels "${SANITIZER_HALF_KERNELS:-all}"
+      summary_lines+=("$(printf '%-15s' "$step:") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$step.log" | tail -1); $(grep -E '^verify:' "$out/$step.log" | tail -1)")
       ;;
     bench)
       run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json" ${BENCH_ARGS:-}
@@ -94,6 +102,38 @@ for step in "${steps[@]}"; do
       run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
         --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
       summary_lines+=("bench-large: $(grep -c ' PASS$' "$out/bench-large.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-large.log") FAIL (table in $out/bench-large.log)")
+      ;;
+    bench-half)
+      # BF16/FP16 inputs, C in the same type or in float, every half rung beside cublasGemmEx.
+      run_step bench-half "$out/bench-half.log" "$gemmlab" bench --dtype bf16,f16,bf16-f32,f16-f32 \
+        --kernels cublas,half_simt,mma_sync_f16,wgmma,tma,warp_specialized,cluster_multicast,persistent,auto \
+        --sizes 1024,4096,8192 --json "$out/bench-half.json"
+      summary_lines+=("bench-half: $(grep -c ' PASS$' "$out/bench-half.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-half.log") FAIL (table in $out/bench-half.log)")
+      ;;
+    bench-half-mixed)
+      run_step bench-half-mixed "$out/bench-half-mixed.log" bash -c "\
+        $gemmlab bench --dtype bf16,f16 --kernels cublas,auto --reps 5 --min-time 50 \
+          --shapes $MIXED_SHAPES --json $out/bench-half-mixed.json \
+        && python3 scripts/geomean.py $out/bench-half-mixed.json"
+      summary_lines+=("bench-half-mixed: $(grep -E '^geomean' "$out/bench-half-mixed.log" | tr '\n' ';')")
+      ;;
+    hopper-evidence)
+      # One profiled launch per half rung (the bench's check run, 4096^3 bf16 row-major nn), and
+      # the instructions in each rung's SASS.
+      run_step hopper-evidence "$out/hopper-evidence.log" bash -c "\
+        for k in mma_sync_f16 wgmma tma warp_specialized cluster_multicast persistent; do \
+          echo \"== ncu: rung \$k, first launch (the check run), 4096^3 bf16 row-major nn\"; \
+          ncu --clock-control none -k regex:'mma_sync_f16|wgmma_gemm_kernel' -c 1 \
+            --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+            --metrics sm__inst_executed_pipe_tensor_op_gmma.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
+            $gemmlab bench --kernels \$k --dtype bf16 --sizes 4096 --reps 1 --min-time 0 || exit 1; \
+        done \
+        && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
+        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>'; do \
+             c++filt < $out/sass-all.txt | awk -v re=\"\$f\" '/Function : /{g=index(\$0, re)>0} g' > $out/sass-one.txt; \
+             echo \"SASS \$f: HGMMA \$(grep -c HGMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDSM \$(grep -c LDSM $out/sass-one.txt) STSM \$(grep -c STSM $out/sass-one.txt) UTMALDG \$(grep -c UTMALDG $out/sass-one.txt) UTMASTG \$(grep -c UTMASTG $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
+           done; rm -f $out/sass-all.txt $out/sass-one.txt"
+      summary_lines+=("hopper-evidence: $(grep -c 'gmma.sum' "$out/hopper-evidence.log") gmma counters; $(grep -c '^SASS' "$out/hopper-evidence.log") SASS lines")
       ;;
     bench-tf32)
       run_step bench-tf32 "$out/bench-tf32.log" "$gemmlab" bench --dtype f32 --precision tf32 \
