@@ -84,6 +84,20 @@ TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     }
 }
 
+// A shape whose buffers cannot fit (C alone is 160 GB) is named with the bytes it needs and
+// skipped; the next shape still runs, and nothing prints a source path.
+TEST(Cli, BenchSkipsAShapeTooLargeForTheGpuAndGoesOn) {
+    if (gemmlab::visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const auto out = run_cli("bench --shapes 200000x200000x8,64x64x64 --kernels naive --reps 1 "
+                             "--min-time 1 --seed 1");
+    EXPECT_EQ(out.code, 0) << out.text;
+    EXPECT_NE(out.text.find("skipped f32 row nn 200000x200000x8"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("bytes) of GPU memory"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("PASS"), std::string::npos) << out.text; // 64x64x64 ran
+    for (const char* leak : {".hpp", ".cu:", "reinterpret_cast"})
+        EXPECT_EQ(out.text.find(leak), std::string::npos) << leak << " in:\n" << out.text;
+}
+
 TEST(Cli, ProbeListNamesEveryProbeWithItsSeedSection) {
     const auto out = run_cli("probe --list");
     EXPECT_EQ(out.code, 0) << out.text;

@@ -75,6 +75,11 @@ public:
 
     const Case& spec() const;
 
+    /// Bytes of device memory a DeviceProblem of `c` allocates: A, B, the original C and the C
+    /// each kernel writes, and with the GPU reference its result and bound magnitudes (two
+    /// doubles per element of C). A double, so that no shape overflows it.
+    static double device_bytes(const Case& c, ReferenceSource ref);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
@@ -88,6 +93,13 @@ Precision check_precision(const std::string& kernel, DType dtype, Precision requ
 /// True when `kernel` ("auto" or a rung) computes in `dtype`: a rung without that type (dmma has
 /// no float) gets no row in bench or verify rather than an error row.
 bool kernel_supports(const std::string& kernel, DType dtype);
+
+/// The line bench and verify print for a case whose buffers do not fit in GPU memory: the
+/// case, the bytes it needs (device_bytes) and what the device has free, and that it is skipped.
+std::string too_large_message(const Case& c, double needed_bytes, size_t free_bytes, size_t total_bytes);
+
+/// too_large_message for `c` with the current device's free and total memory.
+std::string too_large_note(const Case& c, ReferenceSource ref);
 
 /// 2mnk: floating-point operations of one GEMM.
 inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }

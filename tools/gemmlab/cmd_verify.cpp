@@ -8,9 +8,11 @@
 #include <iostream>
 #include <algorithm>
 #include <map>
-#include <tuple>
+#include <memory>
 #include <random>
+#include <tuple>
 
+#include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/progress.hpp"
 #include "gemmlab/commands.hpp"
@@ -111,6 +113,7 @@ void add_verify_command(CLI::App& app, Action& action) {
             std::map<Key, Tally> tally;
             std::vector<Key> order; // first-seen order, for the table
             int failures_printed = 0;
+            std::vector<std::string> skipped; // cases too large for the GPU
             Progress progress(int(dtypes.size() * precisions.size() * 2 * all_ops.size() * cases.size()));
             uint64_t case_seed = seed;
             for (DType dt : dtypes)
@@ -121,7 +124,14 @@ void add_verify_command(CLI::App& app, Action& action) {
                             const Case cs{dt,         layout,     oa,       ob,   vc->shape, vc->alpha,
                                           vc->beta,   vc->ld_pad, vc->fill, prec, vc->offset};
                             progress.step(cs.describe());
-                            DeviceProblem problem(cs, case_seed++, ReferenceSource::Cpu);
+                            std::unique_ptr<DeviceProblem> owned;
+                            try {
+                                owned = std::make_unique<DeviceProblem>(cs, case_seed++, ReferenceSource::Cpu);
+                            } catch (const OutOfDeviceMemory&) {
+                                skipped.push_back(too_large_note(cs, ReferenceSource::Cpu));
+                                continue;
+                            }
+                            DeviceProblem& problem = *owned;
                             for (const auto& k : kernels) {
                                 // A named rung computes the same under every call precision:
                                 // run it once, under the first. auto and cuBLAS follow the call.
@@ -164,6 +174,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                             to_string(prec), t.passed, t.total, t.worst,
                             t.passed == t.total ? "PASS" : "FAIL");
             }
+            for (const auto& note : skipped) std::printf("%s\n", note.c_str());
             std::printf("verify: %d of %d checks passed, %d failed\n", cases_total - failed_total,
                         cases_total, failed_total);
             return failed_total ? int(kExitCheckFailed) : int(kExitOk);

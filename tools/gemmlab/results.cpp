@@ -68,6 +68,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
     } else {
         j["device"] = nullptr;
     }
+    j["skipped"] = info.skipped;
     auto& out = j["rows"] = nlohmann::json::array();
     for (const auto& r : rows) {
         const auto& s = r.spec;
