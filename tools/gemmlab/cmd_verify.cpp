@@ -18,6 +18,7 @@
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
 #include "gemmlab/parse.hpp"
+#include "gemmlab/text.hpp"
 
 namespace gemmlab::cli {
 
@@ -149,8 +150,11 @@ void add_verify_command(CLI::App& app, Action& action) {
                                 t.passed += ok;
                                 t.worst = std::max(t.worst, r.check.worst_ratio);
                                 if (!ok && failures_printed++ < 40) {
-                                    std::printf("FAIL %-24s %s: %s\n", k.c_str(), cs.describe().c_str(),
-                                                r.launched ? reference::describe(r.check).c_str() : r.error.c_str());
+                                    char lead[40];
+                                    std::snprintf(lead, sizeof lead, "FAIL %-24s ", k.c_str());
+                                    std::fputs(wrap_paragraph(lead, cs.describe() + ": " +
+                                                                        (r.launched ? reference::describe(r.check) : r.error),
+                                                              4).c_str(), stdout);
                                 }
                             }
                         }
