@@ -1,16 +1,21 @@
 // The command-line tool: argument errors (exit 2 with a message and the usage), the documented
-// exit code without a GPU, and the JSON bench output (CPU ladder, so no GPU is needed).
+// exit code without a GPU, the JSON bench output (CPU ladder, so no GPU is needed), and tables
+// that fit in 100 columns (list, bench, probe).
 
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include "common/device_info.hpp"
+#include "gemmlab/results.hpp"
+#include "gemmlab/text.hpp"
 
 namespace {
 
@@ -115,6 +120,20 @@ TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     }
 }
 
+// A shape whose buffers cannot fit (C alone is 160 GB) is named with the bytes it needs and
+// skipped; the next shape still runs, and nothing prints a source path.
+TEST(Cli, BenchSkipsAShapeTooLargeForTheGpuAndGoesOn) {
+    if (gemmlab::visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const auto out = run_cli("bench --shapes 200000x200000x8,64x64x64 --kernels naive --reps 1 "
+                             "--min-time 1 --seed 1");
+    EXPECT_EQ(out.code, 0) << out.text;
+    EXPECT_NE(out.text.find("skipped f32 row nn 200000x200000x8"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("bytes) of GPU memory"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("PASS"), std::string::npos) << out.text; // 64x64x64 ran
+    for (const char* leak : {".hpp", ".cu:", "reinterpret_cast"})
+        EXPECT_EQ(out.text.find(leak), std::string::npos) << leak << " in:\n" << out.text;
+}
+
 TEST(Cli, ProbeListNamesEveryProbeWithItsSeedSection) {
     const auto out = run_cli("probe --list");
     EXPECT_EQ(out.code, 0) << out.text;
@@ -156,6 +175,126 @@ TEST(Cli, CpuLadderRunsSeedZeroProblem) {
                              "--layout row --min-time 1 --reps 1");
     EXPECT_EQ(out.code, 0) << out.text;
     EXPECT_NE(out.text.find("cpu_block_4x4_k4"), std::string::npos);
+}
+
+// Every line of `text` fits in gemmlab::cli::kLineWidth (100) columns.
+void expect_fits(const std::string& text, const std::string& what) {
+    std::istringstream in(text);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        EXPECT_LE(gemmlab::cli::display_width(line), gemmlab::cli::kLineWidth)
+            << what << ", line " << n << " (" << gemmlab::cli::display_width(line) << " columns):\n" << line;
+    }
+    EXPECT_GT(n, 0) << what;
+}
+
+TEST(Cli, ListFitsInOneHundredColumns) {
+    const auto out = run_cli("list");
+    ASSERT_EQ(out.code, 0) << out.text;
+    expect_fits(out.text, "gemmlab list");
+    // The technique is still there, wrapped under its rung.
+    EXPECT_NE(out.text.find("the yardstick"), std::string::npos) << out.text;
+}
+
+TEST(Cli, CpuBenchTableFitsInOneHundredColumns) {
+    const auto out = run_cli("bench --device cpu --shapes 1x1x1,65x33x17 --dtype f32,f64 --op nn,tt --min-time 1 "
+                             "--reps 1 --seed 3 --beta 0.5 --alpha -1.25");
+    ASSERT_EQ(out.code, 0) << out.text;
+    expect_fits(out.text, "gemmlab bench --device cpu");
+    EXPECT_NE(out.text.find("f64 row tt 65x33x17"), std::string::npos) << out.text; // case heading
+}
+
+TEST(Cli, ProbeListFitsInOneHundredColumns) {
+    const auto out = run_cli("probe --list");
+    ASSERT_EQ(out.code, 0) << out.text;
+    expect_fits(out.text, "gemmlab probe --list");
+}
+
+// The GPU bench table's worst cases, rendered directly: the longest rung name, large numbers,
+// an error row with a long message and a failed check.
+TEST(Tables, BenchTableFitsWithLongNamesAndErrors) {
+    using namespace gemmlab::cli;
+    BenchRow ok;
+    ok.kernel = "register_prefetch_global";
+    ok.number = 4;
+    ok.device = "gpu";
+    ok.spec = Case{DType::F64, gemmlab::Layout::ColMajor, gemmlab::Op::T, gemmlab::Op::T,
+                   {123456789, 987654321, 1234567}, -1.25, 0.75, 0, gemmlab::FillKind::Uniform};
+    ok.timing.median_ms = 98765.4321;
+    ok.timing.min_ms = 0.0001;
+    ok.timing.max_ms = 99999999.0;
+    ok.gflops = 987654.3;
+    ok.pct_cublas = 12345.6;
+    ok.pct_peak = 100.0;
+    ok.result.launched = true;
+    ok.result.check.pass = true;
+    ok.result.check.worst_ratio = 1.23456e-300;
+    BenchRow err = ok;
+    err.kernel = "auto";
+    err.number = -1;
+    err.result.launched = false;
+    err.result.error = "CudaError: cudaMalloc failed: out of memory (cudaErrorMemoryAllocation); " +
+                       std::string(150, 'x') + " and more words after a very long one";
+    BenchRow noisy = ok; // a short CPU run on a loaded machine: samples 1000x apart
+    noisy.timing.median_ms = 0.0012;
+    noisy.timing.max_ms = 9.5;
+    BenchRow bad = ok;
+    bad.result.check.pass = false;
+    bad.result.check.worst_ratio = 1e300;
+    std::ostringstream os;
+    print_table(os, {ok, err, noisy, bad});
+    expect_fits(os.str(), "bench table");
+    EXPECT_NE(os.str().find("f64 col tt 123456789x987654321x1234567"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("out of memory"), std::string::npos) << os.str();
+}
+
+TEST(Tables, WrapWords) {
+    using gemmlab::cli::wrap_words;
+    EXPECT_EQ(wrap_words("", 10), std::vector<std::string>{});
+    EXPECT_EQ(wrap_words("a bb ccc dddd", 6), (std::vector<std::string>{"a bb", "ccc", "dddd"}));
+    EXPECT_EQ(wrap_words("  spaced   out  ", 20), (std::vector<std::string>{"spaced out"}));
+    EXPECT_EQ(wrap_words("short averyveryverylongword x", 8),
+              (std::vector<std::string>{"short", "averyver", "yverylon", "gword x"}));
+    EXPECT_EQ(wrap_words("§§§§§", 2), (std::vector<std::string>{"§§", "§§", "§"})); // cut by columns
+    EXPECT_EQ(gemmlab::cli::display_width("seed 002 §2.6"), 13u); // § is one column, two bytes
+}
+
+TEST(Tables, WrapParagraphIndentsContinuationLines) {
+    const std::string out = gemmlab::cli::wrap_paragraph("  -> ", std::string(30, 'a') + " " + std::string(30, 'b'), 5, 40);
+    EXPECT_EQ(out, "  -> " + std::string(30, 'a') + "\n     " + std::string(30, 'b') + "\n");
+}
+
+// Probe tables: the widest real ones (8 columns of long headers) print in parts that each fit,
+// every value still appears, and a narrow table stays in one piece.
+TEST(Tables, ProbeTablesFitInOneHundredColumns) {
+    gemmlab::probe::Table wide;
+    wide.title = "warp divergence: time of one loop whose body takes one of P paths, with the paths "
+                 "chosen within a warp or across warps (one block per SM, 8 warps)";
+    wide.columns = {"paths", "within a warp", "within a warp", "across warps", "across warps",
+                    "selected operands", "slowdown within a warp", "slowdown across warps"};
+    wide.units = {"count", "cycles", "ns", "cycles", "ns", "cycles", "x", "x"};
+    wide.rows = {{1, 66610, 33641.5, 66610, 33641.5, 66242, 1, 1},
+                 {32, 2.12095e+06, -1.07119e+06, 69333, 35016.7, 66242, 31.8413, 1.04088}};
+    const std::string text = gemmlab::cli::format_probe_table(wide);
+    expect_fits(text, "8-column probe table");
+    EXPECT_NE(text.find("(part 2 of"), std::string::npos) << text;
+    for (const char* v : {"66610", "33641.5", "2.12095e+06", "-1.07119e+06", "31.8413", "1.04088"})
+        EXPECT_NE(text.find(v), std::string::npos) << v << "\n" << text;
+    for (const char* word : {"slowdown", "selected", "operands", "(count)"})
+        EXPECT_NE(text.find(word), std::string::npos) << word << "\n" << text;
+
+    gemmlab::probe::Table narrow;
+    narrow.title = "clock";
+    narrow.columns = {"sample", "spin time", "median SM clock"};
+    narrow.units = {"index", "ms", "MHz"};
+    narrow.rows = {{0, 10, 1980}};
+    const std::string small = gemmlab::cli::format_probe_table(narrow);
+    expect_fits(small, "3-column probe table");
+    EXPECT_EQ(small.find("(part"), std::string::npos) << small;
+    // Headers never run into each other: "spin time (ms)" and "median SM clock" stay apart.
+    EXPECT_EQ(small.find("(ms)median"), std::string::npos) << small;
 }
 
 } // namespace

@@ -267,6 +267,56 @@ INSTANTIATE_TEST_SUITE_P(, HalfRung, ::testing::ValuesIn(kHalfDTypes), [](const 
     return name;
 });
 
+// A very tall and a very wide C: more block tiles along one side than gridDim.y's 65535 for
+// every rung's tile (kLong / 256 > 65535; no rung's tile is wider than 256), so each launch must
+// put that side on gridDim.x. Column-major, so tall is the long side on m inside the library
+// (rung 1 keeps m on y) and wide the long side on n (every other rung keeps n on y). Integer
+// inputs: every element must be the exact result rounded once to C's type (exact itself for
+// f32/f64: the FP32 or FP64 sums of integers in [-4, 4] are; BF16 and FP16 C round sums past 2^8
+// and 2^11 once, which check_all_kernels' inexact count allows and nothing more). With f32, bf16
+// and f16 the long operand holds kLong x 129 > 2^31 elements, so its offsets must be 64-bit; f64
+// uses k = 41 to halve the memory (5.5 GB). bf16 and f16 (C in the input type, so the 2-byte
+// stores are covered too) run the half rungs 18-24, cuBLAS and auto.
+class TallAndWide : public ::testing::TestWithParam<DType> {};
+
+TEST_P(TallAndWide, EveryRungPastTheGridLimitAlongMAndN) {
+    REQUIRE_GPU();
+    constexpr int64_t kLong = 65536LL * 256 + 7;
+    const DType dt = GetParam();
+    const int64_t k = dt == DType::F64 ? 41 : 129;
+    const struct {
+        cli::Shape shape;
+        Op op_a, op_b;
+    } cases[] = {{{kLong, 2, k}, Op::N, Op::T}, {{2, kLong, k}, Op::T, Op::N}};
+    uint64_t seed = 4000;
+    for (const auto& c : cases)
+        check_all_kernels({dt, Layout::ColMajor, c.op_a, c.op_b, c.shape, 1.0, 0.5, 0, FillKind::SmallIntegers},
+                          seed++, true);
+}
+
+// bench's reference (the double-double GPU kernel) covers the same shapes: its result equals
+// the CPU reference's wherever the inputs are integers, so auto must come out exact against it:
+// equal to it for f32, f64 and f16 C (sums of 20 products of integers in [-4, 4] are at most
+// 320), equal to it rounded once for BF16 C (8 significant bits: sums past 256 round).
+TEST_P(TallAndWide, GpuReferencePastTheGridLimit) {
+    REQUIRE_GPU();
+    constexpr int64_t kLong = 65536LL * 16 + 3; // > 65535 tiles of the reference's 16 x 16
+    const DType dt = GetParam();
+    for (const cli::Shape s : {cli::Shape{kLong, 3, 20}, {3, kLong, 20}}) {
+        const Case cs{dt, Layout::ColMajor, Op::N, Op::N, s, 1.0, 0.0, 0, FillKind::SmallIntegers};
+        DeviceProblem p(cs, 4100, ReferenceSource::Gpu);
+        const cli::RunResult r = p.run_and_check("auto");
+        ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+        EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+        EXPECT_EQ(r.check.inexact, 0) << cs.describe() << ": " << reference::describe(r.check);
+        if (dt != DType::BF16)
+            EXPECT_EQ(r.check.worst_ratio, 0.0) << cs.describe() << ": " << reference::describe(r.check);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(, TallAndWide, ::testing::Values(DType::F32, DType::F64, DType::BF16, DType::F16),
+                         [](const auto& info) { return std::string(cli::to_string(info.param)); });
+
 TEST(GemmApi, EmptyOutputTouchesNothing) {
     REQUIRE_GPU();
     DeviceBuffer<float> C(16);

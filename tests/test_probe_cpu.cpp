@@ -1,5 +1,6 @@
 // CPU-only tests of the probe suite's plumbing: the registry, cycle <-> ns conversion, the
-// pointer-chase cycle builder and the JSON report. No GPU needed.
+// pointer-chase cycle builder, the JSON report and the cacheline probe's L1 tag analysis. No
+// GPU needed.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemmlab/probe.hpp"
+#include "probe/cacheline_analysis.hpp"
 #include "probe/chase.hpp"
 #include "probe/report.hpp"
 
@@ -222,3 +224,109 @@ TEST(ProbeReport, EmptyResults) {
     EXPECT_TRUE(j.at("probes").empty());
     EXPECT_EQ(j.at("device").at("name"), "Test GPU");
 }
+
+// ---------------------------------------------------------------- cacheline: L1 tag analysis
+
+namespace {
+
+const std::vector<double> kTagGaps = {16, 32, 64, 128, 256, 512};
+
+// The cacheline probe's L1 tag sweep as measured on an H100 (docs/results/probe-h100.log):
+// cycles per read for N blocks (rows) of two reads g bytes apart (columns, kTagGaps).
+const std::vector<std::pair<double, std::vector<double>>> kH100Tags = {
+    {256, {39.8438, 40.0605, 40.0566, 40.0879, 45.0566, 39.9844}},
+    {304, {39.7993, 40, 40.0033, 39.9836, 50.0493, 46.5444}},
+    {362, {39.7555, 39.9779, 39.9848, 39.9834, 48.4323, 50.5552}},
+    {431, {39.6995, 39.8886, 39.8968, 45.7459, 57.0742, 63.6531}},
+    {512, {40.8887, 42.1963, 42.208, 53.5068, 68.1143, 83.5049}},
+    {609, {44.8013, 50.0542, 50.0583, 67.4984, 108.886, 115.25}},
+    {724, {52.8425, 66.0269, 66.0504, 112.715, 142.84, 143.479}},
+    {861, {64.1434, 88.6533, 88.7137, 150.247, 169.024, 170.105}},
+    {1024, {70.7729, 101.809, 101.92, 174.648, 195.091, 193.303}},
+    {1218, {77.8452, 115.965, 116.087, 234.65, 219.084, 220.076}},
+    {1448, {91.5722, 143.304, 143.419, 272.603, 251.981, 254.71}},
+    {1722, {103.971, 167.978, 168.18, 285.146, 281.111, 280.842}},
+    {2048, {117.201, 194.36, 194.559, 286.143, 286.107, 286.061}},
+    {2435, {130.055, 219.979, 220.25, 286.706, 286.494, 286.302}},
+    {2896, {151.787, 263.743, 263.746, 286.467, 286.52, 286.011}},
+    {3444, {161.195, 282.568, 282.43, 286.144, 286.415, 285.989}},
+    {4096, {162.965, 286.12, 286.011, 286.626, 286.593, 286.08}},
+    {4871, {163.351, 286.753, 286.77, 286.716, 286.556, 286.31}},
+    {5793, {163.204, 286.483, 286.478, 286.565, 286.516, 286.031}},
+    {6889, {163.241, 286.527, 286.534, 286.562, 286.561, 286.147}},
+    {8192, {163.286, 286.677, 286.674, 286.839, 286.638, 286.127}},
+};
+
+gp::L1TagAnalysis analyze(const std::vector<std::pair<double, std::vector<double>>>& sweep) {
+    std::vector<double> blocks;
+    std::vector<std::vector<double>> lat;
+    for (const auto& [n, row] : sweep) {
+        blocks.push_back(n);
+        lat.push_back(row);
+    }
+    return gp::analyze_l1_tags(kTagGaps, blocks, lat);
+}
+
+// A model L1 of `capacity` lines of `line` bytes, filled `sector` bytes at a time: a block holds
+// one line (two from g = line), the first read of a block misses with the share of blocks that
+// do not fit, the second read misses with it only from g = sector.
+std::vector<std::pair<double, std::vector<double>>> model_l1(double line, double sector, double capacity) {
+    const double hit = 30, miss = 300;
+    std::vector<std::pair<double, std::vector<double>>> sweep;
+    for (int j = 0; j < 21; ++j) {
+        const double n = std::round(256 * std::pow(2.0, j / 4.0));
+        std::vector<double> row;
+        for (double g : kTagGaps) {
+            const double lines = g < line ? 1 : 2;
+            const double p = std::clamp((n * lines - capacity) / capacity, 0.0, 1.0);
+            const double first = hit + p * (miss - hit);
+            const double second = g < sector ? hit : first;
+            row.push_back(0.5 * (first + second));
+        }
+        sweep.emplace_back(n, std::move(row));
+    }
+    return sweep;
+}
+
+} // namespace
+
+TEST(CachelineTags, H100MeasurementGivesA128ByteLineOf32ByteSectors) {
+    const gp::L1TagAnalysis a = analyze(kH100Tags);
+    ASSERT_TRUE(a.valid);
+    EXPECT_NEAR(a.hit, 39.7, 0.1);
+    EXPECT_NEAR(a.miss, 286.8, 0.1);
+    EXPECT_EQ(a.sector, 32.0);
+    EXPECT_EQ(a.line, 128.0);
+    // The evidence: reads 16 B apart share a fill, from 32 B they do not ...
+    EXPECT_LT(a.second_read_misses[0], 0.1);
+    for (size_t g = 1; g < kTagGaps.size(); ++g) EXPECT_GT(a.second_read_misses[g], 0.9) << kTagGaps[g];
+    // ... and L1 holds as many blocks at 16, 32 and 64 B (one line each), about half from 128 B.
+    for (size_t g : {1, 2}) EXPECT_NEAR(a.half_miss_blocks[g] / a.half_miss_blocks[0], 1.0, 0.1) << kTagGaps[g];
+    for (size_t g : {3, 4, 5}) {
+        EXPECT_GT(a.half_miss_blocks[g] / a.half_miss_blocks[1], 0.4) << kTagGaps[g];
+        EXPECT_LT(a.half_miss_blocks[g] / a.half_miss_blocks[1], 0.7) << kTagGaps[g];
+    }
+}
+
+TEST(CachelineTags, ModelCachesAreReadBack) {
+    struct Want {
+        double line, sector;
+    };
+    for (const Want w : {Want{128, 32}, Want{64, 64}, Want{128, 128}, Want{256, 32}, Want{32, 16}}) {
+        const gp::L1TagAnalysis a = analyze(model_l1(w.line, w.sector, 1500));
+        EXPECT_TRUE(a.valid);
+        EXPECT_EQ(a.line, w.line) << "line " << w.line << ", sector " << w.sector;
+        EXPECT_EQ(a.sector, w.sector) << "line " << w.line << ", sector " << w.sector;
+    }
+}
+
+TEST(CachelineTags, NothingMeasuredFindsNothing) {
+    std::vector<std::pair<double, std::vector<double>>> flat;
+    for (double n : {256.0, 512.0, 1024.0}) flat.emplace_back(n, std::vector<double>(kTagGaps.size(), 40.0));
+    const gp::L1TagAnalysis a = analyze(flat);
+    EXPECT_FALSE(a.valid);
+    EXPECT_EQ(a.line, 0.0);
+    EXPECT_EQ(a.sector, 0.0);
+    EXPECT_TRUE(gp::analyze_l1_tags({}, {}, {}).plateau.empty());
+}
+

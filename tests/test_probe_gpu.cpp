@@ -190,6 +190,14 @@ TEST_F(ProbeGpu, Cacheline) {
     EXPECT_TRUE(is_pow2(sector)) << sector;
     EXPECT_GE(sector, 16.0);
     EXPECT_LE(sector, line);
+    const double l1_sector = r.at("l1_sector_bytes");
+    EXPECT_TRUE(is_pow2(l1_sector)) << l1_sector;
+    EXPECT_GE(l1_sector, 16.0);
+    EXPECT_LE(l1_sector, line);
+    if (ctx_->cc_major == 9) { // Hopper: 128 B lines of four 32 B sectors
+        EXPECT_EQ(line, 128.0);
+        EXPECT_EQ(l1_sector, 32.0);
+    }
     const double fetch = r.at("dram_fetch_bytes");
     EXPECT_TRUE(is_pow2(fetch)) << fetch;
     EXPECT_GE(fetch, 16.0);

@@ -2,6 +2,7 @@
 // RAII ownership of device memory and CUDA events.
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include <cuda_runtime_api.h>
@@ -15,8 +16,16 @@ template <class T>
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
+    /// Throws OutOfDeviceMemory when the device has not `count` elements to spare.
     explicit DeviceBuffer(size_t count) : count_(count) {
-        if (count_ > 0) GEMMLAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
+        if (count_ == 0) return;
+        const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T));
+        if (err == cudaErrorMemoryAllocation) {
+            cudaGetLastError(); // not sticky: clear it so later calls do not report it again
+            throw OutOfDeviceMemory(bytes(), "cannot allocate " + format_bytes(double(bytes())) +
+                                                 " of GPU memory (cudaMalloc: out of memory)");
+        }
+        if (err != cudaSuccess) detail::throw_cuda(err, "cudaMalloc", __FILE__, __LINE__);
     }
     ~DeviceBuffer() {
         if (ptr_) cudaFree(ptr_); // never throws from a destructor

@@ -11,12 +11,17 @@
 //     mix of miss and hit; from s = G on every read misses. The knee of the cold curve is what a
 //     DRAM miss fetches; the knee of the warm curve is what an L1 miss fills. On a sectored cache
 //     that is the sector, not the line: the line does not show in this curve.
-//  2. the line, by L1 tags: one thread chases a cycle of N blocks, two reads per block g bytes
-//     apart (g = 16 .. 512 B), once to warm L1 and once timed. While g is below the line both
-//     reads share one line (one tag); from g = line on each block needs two lines, so L1 holds
-//     only half as many blocks. The largest N that still hits L1 (mean latency below the midpoint
-//     of hit and miss) therefore halves at g = line. Blocks start 10 or 11 lines apart
-//     (128 B * floor(41 k / 4)), never a power of two, so every set of L1 is used alike for every g.
+//  2. the line and the L1 sector, by L1 tags: one thread chases a cycle of N blocks, two reads
+//     per block g bytes apart (g = 16 .. 512 B), once to warm L1 and once timed. Blocks start 10
+//     or 11 lines apart (128 B * floor(41 k / 4)), never a power of two, so every set of L1 is
+//     used alike for every g. Two granules show (cacheline_analysis.hpp): once every block's
+//     first read misses, the second read still hits while g is below the sector (the curve
+//     levels off halfway between hit and miss) and misses from g = sector on; and the N at which
+//     a gap's curve is halfway to its own plateau (the blocks L1 holds) stays put while both
+//     reads share a line (one tag) and halves at g = line (two tags). Comparing each gap with its
+//     own plateau matters: against one fixed threshold the sector's lower plateau reads as a
+//     capacity change, and the line comes out as the sector (an earlier version of this probe
+//     did that and reported the 32 B sector as the line).
 //  3. by L1 bandwidth (seed 2.7.1): one block of 8 warps re-reads L1-resident words, lane i at
 //     i * s bytes; cycles per warp request grow with the distinct lines a request touches and stop
 //     growing once every lane has its own line. Each load's address adds (trip & zero), zero a
@@ -32,8 +37,9 @@
 // Keeping the work: asm volatile loads; the chains' last index and the XOR of all reads are stored
 // only if they equal values the data never produces; method 3's addresses are opaque to ptxas.
 //
-// Expected on H100/H200: L1 line 128 B by tags (about 1000-2000 blocks fit L1 while g < 128 B,
-// half as many from g = 128 B; hits about 32 cycles, misses about 300 cycles = an L2 hit); sector
+// Expected on H100/H200: L1 line 128 B by tags and sector 32 B (H100, docs/results/probe-h100.log:
+// curves halfway to their plateau at about 1660 blocks for g = 16, 32 and 64 B, at about 950
+// for 128 B and 830 for 256 B; plateaus 163 cycles at g = 16 B, 287 from 32 B; hits 40); L2 sector
 // 32 B; an L1 miss fills one 32 B sector; a DRAM miss fetches 64 B (two sectors; the L2 fetch
 // granularity, cudaLimitMaxL2FetchGranularity, is a hint up to 128 B). Measured on H200, method 4
 // does not stay flat past the sector: L2 cost per read 26 B at 32 and 64 B strides, then ~47 B
@@ -49,6 +55,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "probe/cacheline_analysis.hpp"
 #include "probe/probe_kit.cuh"
 #include "probe/probe_kit.hpp"
 
@@ -251,29 +258,13 @@ Result run_cacheline(Context& ctx) {
             tag_lat[j][gi] = kit::median(std::move(c));
         }
     }
-    double tag_hit = tag_lat[0][0], tag_miss = tag_lat[0][0];
-    for (const auto& row : tag_lat)
-        for (double v : row) {
-            tag_hit = std::min(tag_hit, v);
-            tag_miss = std::max(tag_miss, v);
-        }
-    const double tag_mid = 0.5 * (tag_hit + tag_miss);
-    // fits[gi]: the largest swept N before the first N whose mean read misses L1 (0: none fits).
-    std::vector<int> fits(gaps.size(), 0);
-    for (size_t gi = 0; gi < gaps.size(); ++gi)
-        for (size_t j = 0; j < sweep.size() && tag_lat[j][gi] < tag_mid; ++j) fits[gi] = sweep[j];
-    // The line: the smallest gap at which L1 holds at most 3/4 of the blocks it held at 16 B
-    // (expected: half). Misses must be clearly slower than hits, or nothing was measured.
-    double line = 2.0 * kTagGapMax; // "not found": fails the 32..256 B check on purpose
-    size_t line_gi = gaps.size();
-    if (tag_miss > 2.0 * tag_hit && fits[0] > 0) {
-        for (size_t gi = 1; gi < gaps.size(); ++gi)
-            if (fits[gi] <= 0.75 * fits[0]) {
-                line = gaps[gi];
-                line_gi = gi;
-                break;
-            }
-    }
+    // The sector (what a miss fills) and the line (what a tag covers), from each gap's curve
+    // measured against its own plateau (cacheline_analysis.hpp).
+    const L1TagAnalysis tags = analyze_l1_tags(std::vector<double>(gaps.begin(), gaps.end()),
+                                               std::vector<double>(sweep.begin(), sweep.end()), tag_lat);
+    // "Not found" fails the GPU test's 32..256 B check on purpose.
+    const double line = tags.line > 0 ? tags.line : 2.0 * kTagGapMax;
+    const double l1_sector = tags.sector > 0 ? tags.sector : 2.0 * kTagGapMax;
     Table tt;
     tt.title = "L1 tags: cycles per dependent read, chase of N blocks x 2 reads g bytes apart "
                "(one thread, L1-warm; line = smallest g at which fewer blocks fit)";
@@ -288,6 +279,15 @@ Result run_cacheline(Context& ctx) {
         row.insert(row.end(), tag_lat[j].begin(), tag_lat[j].end());
         tt.rows.push_back(std::move(row));
     }
+    Table tg;
+    tg.title = "L1 tags per gap g: the plateau (every block's first read misses), the share of "
+               "second reads that miss too (0: same sector as the first), and the N at which "
+               "the curve is halfway to its plateau (blocks L1 holds)";
+    tg.columns = {"gap g", "plateau", "second reads missing", "half-miss N"};
+    tg.units = {"B", "cycles", "fraction", "blocks"};
+    for (size_t gi = 0; gi < gaps.size(); ++gi)
+        tg.rows.push_back({double(gaps[gi]), tags.plateau[gi], tags.second_read_misses[gi],
+                           tags.half_miss_blocks[gi]});
 
     // 3. L1 cycles per warp request vs lane stride (data resident in L1).
     Table tc;
@@ -369,20 +369,40 @@ Result run_cacheline(Context& ctx) {
     }
 
     Result r;
-    r.tables = {std::move(ta), std::move(tt), std::move(tc), std::move(tb)};
+    r.tables = {std::move(ta), std::move(tt), std::move(tg), std::move(tc), std::move(tb)};
+    // Index of a gap in `gaps` (gaps.size() when absent).
+    const auto gap_index = [&](double g) {
+        return size_t(std::find(gaps.begin(), gaps.end(), int(g)) - gaps.begin());
+    };
+    const std::string hit_miss = "an L1 hit takes " + kit::cycles_and_ns(ctx, tags.hit) +
+                                 ", a miss to L2 " + kit::cycles_and_ns(ctx, tags.miss);
     {
-        std::string text = "L1 line: " + kit::num(line) + " B (one thread chasing N blocks of two reads: ";
-        if (line_gi < gaps.size())
-            text += "L1 holds " + kit::num(fits[0]) + " blocks while the reads are under " +
-                    kit::num(line) + " B apart (one tag per block), only " +
-                    kit::num(fits[line_gi]) + " once they are " + kit::num(line) +
-                    " B apart (two tags per block); ";
+        const size_t li = gap_index(tags.line);
+        std::string text = "L1 line: " + kit::num(line) + " B (one thread chasing N blocks of two reads g B apart; ";
+        if (li < gaps.size() && li > 0)
+            text += "L1 holds about " + kit::num(tags.half_miss_blocks[li - 1]) +
+                    " blocks while g < " + kit::num(line) + " B (one line each), about " +
+                    kit::num(tags.half_miss_blocks[li]) + " at g = " + kit::num(line) +
+                    " B (two lines each), counted where misses are halfway to the gap's plateau; ";
         else
-            text += "no read gap up to " + kit::num(kTagGapMax) +
-                    " B halved the blocks L1 holds, so no line was found; ";
-        text += "an L1 hit takes " + kit::cycles_and_ns(ctx, tag_hit) + ", a miss to L2 " +
-                kit::cycles_and_ns(ctx, tag_miss) + ")";
-        r.headlines.push_back({"line_bytes", line, "B", std::move(text)});
+            text += "no gap up to " + kit::num(kTagGapMax) +
+                    " B cut the blocks L1 holds to 3/4, so no line was found; ";
+        r.headlines.push_back({"line_bytes", line, "B", text + hit_miss + ")"});
+    }
+    {
+        const size_t si = gap_index(tags.sector);
+        std::string text = "L1 sector: " + kit::num(l1_sector) + " B (same chase, every block missing: ";
+        if (si < gaps.size() && si > 0)
+            text += "the second read still hits when " + kit::num(gaps[si - 1]) + " B after the first (" +
+                    kit::num(tags.plateau[si - 1]) + " cycles per read: half the reads miss), misses from " +
+                    kit::num(l1_sector) + " B (" + kit::num(tags.plateau[si]) +
+                    " cycles): a miss fills one sector of the line, not the line";
+        else if (si == 0)
+            text += "even reads " + kit::num(gaps[0]) + " B apart miss separately; the sector is at most " +
+                    kit::num(gaps[0]) + " B";
+        else
+            text += "no gap made the second read miss on its own, so no sector was found";
+        r.headlines.push_back({"l1_sector_bytes", l1_sector, "B", text + ")"});
     }
     r.headlines.push_back(
         {"l1_request_knee_bytes", request_knee, "B",
@@ -404,7 +424,7 @@ Result run_cacheline(Context& ctx) {
     const size_t sector_i = size_t(std::find(strides.begin(), strides.end(), sector) - strides.begin());
     r.headlines.push_back(
         {"sector_bytes", sector, "B",
-         "Sector: " + kit::num(sector) + " B (L2-resident reads, cost per read as bytes = 4 B x " +
+         "L2 sector: " + kit::num(sector) + " B (L2-resident reads, cost per read as bytes = 4 B x " +
              "time / time at a 4 B stride: it follows the stride up to " + kit::num(sector) +
              " B (" + kit::num(l2_bytes[sector_i]) + " B there), then no longer: " +
              curve_after(l2_bytes, sector) + ")"});

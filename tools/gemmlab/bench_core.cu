@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <type_traits>
 #include <variant>
@@ -78,6 +79,20 @@ struct TypedProblem {
     std::vector<double> ref, mag;
     std::vector<TOut> host_c;
     Stream stream;
+
+    static double device_bytes(const Case& cs, ReferenceSource src) {
+        const bool row_major = cs.layout == Layout::RowMajor;
+        // Recomputed in double from the leading dimensions: Storage::elements may overflow.
+        const auto elements = [&](const Storage& st) {
+            return std::max(1.0, double(st.ld) * double(row_major ? st.rows : st.cols)) + double(cs.offset);
+        };
+        const double a = elements(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad));
+        const double b = elements(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad));
+        const double c = elements(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad));
+        double bytes = (a + b) * double(sizeof(TIn)) + 2 * c * double(sizeof(TOut));
+        if (src == ReferenceSource::Gpu) bytes += 2.0 * double(cs.shape.m) * double(cs.shape.n) * sizeof(double);
+        return bytes;
+    }
 
     TypedProblem(const Case& cs, uint64_t seed, ReferenceSource src)
         : c(cs),
@@ -227,6 +242,32 @@ TimingStats DeviceProblem::time(const std::string& kernel, const TimingPolicy& p
 
 const Case& DeviceProblem::spec() const {
     return std::visit([](auto& p) -> const Case& { return p->c; }, impl_->p);
+}
+
+double DeviceProblem::device_bytes(const Case& c, ReferenceSource ref) {
+    switch (c.dtype) {
+    case DType::F32: return TypedProblem<float>::device_bytes(c, ref);
+    case DType::F64: return TypedProblem<double>::device_bytes(c, ref);
+    case DType::BF16: return TypedProblem<__nv_bfloat16>::device_bytes(c, ref);
+    case DType::BF16_F32: return TypedProblem<__nv_bfloat16, float>::device_bytes(c, ref);
+    case DType::F16: return TypedProblem<__half>::device_bytes(c, ref);
+    case DType::F16_F32: return TypedProblem<__half, float>::device_bytes(c, ref);
+    }
+    return 0;
+}
+
+std::string too_large_message(const Case& c, double needed_bytes, size_t free_bytes, size_t total_bytes) {
+    char exact[40];
+    std::snprintf(exact, sizeof exact, "%.0f", needed_bytes);
+    return "skipped " + c.describe() + ": needs " + format_bytes(needed_bytes) + " (" + exact +
+           " bytes) of GPU memory; " + format_bytes(double(free_bytes)) + " of " +
+           format_bytes(double(total_bytes)) + " free";
+}
+
+std::string too_large_note(const Case& c, ReferenceSource ref) {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) cudaGetLastError();
+    return too_large_message(c, DeviceProblem::device_bytes(c, ref), free_bytes, total_bytes);
 }
 
 } // namespace gemmlab::cli

@@ -108,6 +108,12 @@ public:
 
     const Case& spec() const;
 
+    /// Bytes of device memory a DeviceProblem of `c` allocates: A and B in the input type, the
+    /// original C and the C each kernel writes in C's type (bf16-f32: 2-byte A and B, 4-byte C),
+    /// and with the GPU reference its result and bound magnitudes (two doubles per element of
+    /// C). A double, so that no shape overflows it.
+    static double device_bytes(const Case& c, ReferenceSource ref);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
@@ -127,6 +133,13 @@ bool kernel_supports(const std::string& kernel, DType dtype);
 /// Prints one line for each of `kernels` that the current device cannot run, with the reason
 /// (what kernel_supports skips silently).
 void note_kernels_this_device_cannot_run(const std::vector<std::string>& kernels);
+
+/// The line bench and verify print for a case whose buffers do not fit in GPU memory: the
+/// case, the bytes it needs (device_bytes) and what the device has free, and that it is skipped.
+std::string too_large_message(const Case& c, double needed_bytes, size_t free_bytes, size_t total_bytes);
+
+/// too_large_message for `c` with the current device's free and total memory.
+std::string too_large_note(const Case& c, ReferenceSource ref);
 
 /// 2mnk: floating-point operations of one GEMM.
 inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <thread>
 
+#include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/progress.hpp"
 #include "gemm/reference/cpu_ladder.hpp"
@@ -79,6 +81,7 @@ std::vector<Shape> shapes_of(const BenchConfig& c, const char* default_sizes) {
 
 void write_outputs(const BenchConfig& c, const RunInfo& info, const std::vector<BenchRow>& rows) {
     print_table(std::cout, rows);
+    for (const auto& note : info.skipped) std::cout << note << "\n";
     if (!c.json_path.empty()) {
         std::ofstream out(c.json_path);
         out << to_json(info, rows).dump(2) << "\n";
@@ -125,7 +128,14 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
             for (const Shape& shape : shapes) {
                 Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform, precision};
                 progress.step("reference " + cs.describe());
-                DeviceProblem problem(cs, case_seed++, ReferenceSource::Gpu);
+                std::unique_ptr<DeviceProblem> owned; // a shape too large for the GPU is skipped
+                try {
+                    owned = std::make_unique<DeviceProblem>(cs, case_seed++, ReferenceSource::Gpu);
+                } catch (const OutOfDeviceMemory&) {
+                    info.skipped.push_back(too_large_note(cs, ReferenceSource::Gpu));
+                    continue;
+                }
+                DeviceProblem& problem = *owned;
                 std::optional<double> cublas_ms;
                 // cuBLAS first, always: every other row is reported as a percentage of it.
                 std::vector<std::string> order = {"cublas"};

@@ -9,13 +9,13 @@
 #include "common/device_info.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
+#include "gemmlab/text.hpp"
 
 namespace gemmlab::cli {
 
 namespace {
 
-constexpr int kWidth = 100;  // the table's width
-constexpr int kIndent = 4;   // of the wrapped technique lines
+constexpr size_t kIndent = 4; // of the wrapped technique lines
 
 std::string types_of(const KernelInfo& k) {
     std::string out;
@@ -31,20 +31,11 @@ const char* math_of(const KernelInfo& k) {
     return to_string(k.precision);
 }
 
-/// Prints `text` wrapped at word boundaries into lines of at most kWidth columns, each
-/// indented by `indent` spaces.
-void print_wrapped(std::string_view text, int indent) {
-    const size_t room = size_t(kWidth - indent);
-    while (!text.empty()) {
-        size_t cut = text.size();
-        if (cut > room) {
-            cut = text.rfind(' ', room);
-            if (cut == std::string_view::npos || cut == 0) cut = room; // one very long word
-        }
-        std::printf("%*s%.*s\n", indent, "", int(cut), text.data());
-        text.remove_prefix(cut);
-        while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    }
+/// Prints `prefix` + `text` wrapped at word boundaries (text.hpp: counted in columns, not UTF-8
+/// bytes) into lines of at most kLineWidth columns, lines after the first indented by `indent`.
+void print_wrapped(std::string_view prefix, std::string_view text, size_t indent) {
+    if (text.empty()) return;
+    std::fputs(wrap_paragraph(prefix, text, indent).c_str(), stdout);
 }
 
 /// "yes", "no" or "-" (no GPU to ask): whether the current device can run a GPU rung.
@@ -55,30 +46,31 @@ std::string runs_here(const KernelInfo& k, bool have_gpu) {
 }
 
 void print_rungs(const char* title, std::span<const KernelInfo> rungs, bool have_gpu) {
-    std::printf("%s\n%-3s %-24s %-16s %-7s %-12s %-4s %s\n", title, "#", "name", "types", "math",
-                "engine", "here", "seeds");
+    print_wrapped("", title, 0);
+    std::printf("%-3s %-24s %-16s %-7s %-12s %-4s %s\n", "#", "name", "types", "math", "engine",
+                "here", "seeds");
     for (const auto& k : rungs) {
         std::printf("%-3d %-24.*s %-16s %-7s %-12s %-4s %.*s\n", k.number, int(k.name.size()),
                     k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
                     runs_here(k, have_gpu).c_str(), int(k.seeds.size()), k.seeds.data());
-        print_wrapped(k.technique, kIndent);
+        print_wrapped(std::string(kIndent, ' '), k.technique, kIndent);
     }
 }
 
 /// One line on what "here" means on this machine.
 void print_device_line(bool have_gpu) {
     if (!have_gpu) {
-        print_wrapped("here: - = no CUDA device is visible, so which GPU rungs run here is "
+        print_wrapped("here: ", "- = no CUDA device is visible, so which GPU rungs run here is "
                       "unknown (rungs marked sm_90a below need a compute capability 9.0 GPU)",
-                      0);
+                      6);
         return;
     }
     const DeviceInfo dev = query_device(0);
-    print_wrapped("here: whether the current GPU (" + dev.name + ", compute capability " +
+    print_wrapped("here: ", "whether the current GPU (" + dev.name + ", compute capability " +
                       std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
                       ") can run the rung; this library " +
                       (built_with_sm90a() ? "has" : "has no") + " sm_90a code",
-                  0);
+                  6);
 }
 
 } // namespace
@@ -91,18 +83,17 @@ void add_list_command(CLI::App& app, Action& action) {
             print_rungs("GPU ladder (gemmlab bench; `auto` picks among them by type, precision, "
                         "device and shape):",
                         gpu_kernels(), have_gpu);
-            print_wrapped("math: default = within the input type's own error bound (u = 2^-24 "
+            print_wrapped("math: ", "default = within the input type's own error bound (u = 2^-24 "
                           "f32, 2^-53 f64; bf16/f16: FP32 accumulation and one rounding to C's "
                           "type); tf32 = TF32 inputs (u = 2^-11), only when named or with "
                           "--precision tf32",
-                          0);
+                          6);
             print_device_line(have_gpu);
             std::string hopper;
             for (const auto& k : gpu_kernels())
                 if (k.needs_sm90a) hopper += std::string(hopper.empty() ? "" : ", ") + std::string(k.name);
-            print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): " +
-                              (hopper.empty() ? std::string("none yet") : hopper),
-                          0);
+            print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): ",
+                          hopper.empty() ? std::string("none yet") : hopper, 4);
             std::printf("\n");
             print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);

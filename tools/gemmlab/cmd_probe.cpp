@@ -12,32 +12,10 @@
 #include "common/device_info.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/probe.hpp"
+#include "gemmlab/text.hpp"
 #include "probe/report.hpp"
 
 namespace gemmlab::cli {
-
-namespace {
-
-/// One sweep as an aligned table: each column as wide as its header ("spin time (ms)") or a
-/// 12-character value, whichever is wider, two spaces between columns, so headers never run
-/// into each other.
-void print_table(const probe::Table& t) {
-    std::vector<std::string> heads;
-    std::vector<int> widths;
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-        heads.push_back(t.columns[c] + (t.units[c].empty() ? "" : " (" + t.units[c] + ")"));
-        widths.push_back(std::max<int>(12, int(heads.back().size())));
-    }
-    std::printf("  %s\n", t.title.c_str());
-    for (size_t c = 0; c < heads.size(); ++c) std::printf("  %*s", widths[c], heads[c].c_str());
-    std::printf("\n");
-    for (const auto& row : t.rows) {
-        for (size_t c = 0; c < row.size() && c < widths.size(); ++c) std::printf("  %*.6g", widths[c], row[c]);
-        std::printf("\n");
-    }
-}
-
-} // namespace
 
 void add_probe_command(CLI::App& app, Action& action) {
     struct Options {
@@ -54,9 +32,12 @@ void add_probe_command(CLI::App& app, Action& action) {
         action = [opt]() -> int {
             if (opt->list) {
                 std::printf("%-18s %-14s %s\n", "probe", "seed 002", "question");
-                for (const auto& p : probe::probes())
-                    std::printf("%-18.*s %-14.*s %.*s\n", int(p.name.size()), p.name.data(),
-                                int(p.seed.size()), p.seed.data(), int(p.question.size()), p.question.data());
+                for (const auto& p : probe::probes()) {
+                    char lead[64];
+                    std::snprintf(lead, sizeof lead, "%-18.*s %-14.*s ", int(p.name.size()), p.name.data(),
+                                  int(p.seed.size()), p.seed.data());
+                    std::fputs(wrap_paragraph(lead, p.question, display_width(lead)).c_str(), stdout);
+                }
                 return kExitOk;
             }
             std::vector<const probe::ProbeInfo*> chosen;
@@ -85,15 +66,16 @@ void add_probe_command(CLI::App& app, Action& action) {
             std::vector<std::string> headlines;
             for (const auto* p : chosen) {
                 const auto t0 = std::chrono::steady_clock::now();
-                std::printf("\n== %.*s (seed 002 §%.*s): %.*s\n", int(p->name.size()), p->name.data(),
-                            int(p->seed.size()), p->seed.data(), int(p->question.size()), p->question.data());
+                std::printf("\n%s", wrap_paragraph("== " + std::string(p->name) + " (seed 002 §" +
+                                                       std::string(p->seed) + "): ",
+                                                   p->question, 3).c_str());
                 std::fflush(stdout);
                 probe::Result r = p->run(ctx);
                 if (tty) std::fprintf(stderr, "\r\033[K");
-                for (const auto& t : r.tables) print_table(t);
+                for (const auto& t : r.tables) std::fputs(format_probe_table(t).c_str(), stdout);
                 const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 for (const auto& h : r.headlines) {
-                    std::printf("  -> %s\n", h.text.c_str());
+                    std::fputs(wrap_paragraph("  -> ", h.text, 5).c_str(), stdout);
                     headlines.push_back(std::string(p->name) + ": " + h.text);
                 }
                 std::printf("  (%.1f s)\n", s);
@@ -101,7 +83,7 @@ void add_probe_command(CLI::App& app, Action& action) {
                 results.emplace_back(p, std::move(r));
             }
             std::printf("\nHeadlines\n");
-            for (const auto& h : headlines) std::printf("  %s\n", h.c_str());
+            for (const auto& h : headlines) std::fputs(wrap_paragraph("  ", h, 4).c_str(), stdout);
             if (!opt->json_path.empty()) {
                 nlohmann::json j = probe::to_json(ctx, results);
                 j["command"] = command_line();

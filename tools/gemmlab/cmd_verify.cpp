@@ -9,14 +9,17 @@
 #include <iostream>
 #include <algorithm>
 #include <map>
-#include <tuple>
+#include <memory>
 #include <random>
+#include <tuple>
 
+#include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/progress.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
 #include "gemmlab/parse.hpp"
+#include "gemmlab/text.hpp"
 
 namespace gemmlab::cli {
 
@@ -127,6 +130,7 @@ void add_verify_command(CLI::App& app, Action& action) {
             };
             // The (type, precision) pairs under which some chosen kernel runs.
             std::vector<std::pair<DType, Precision>> sweeps;
+            std::vector<std::string> skipped; // cases too large for the GPU
             for (DType dt : dtypes)
                 for (Precision prec : precisions)
                     if (std::any_of(kernels.begin(), kernels.end(),
@@ -141,7 +145,14 @@ void add_verify_command(CLI::App& app, Action& action) {
                             const Case cs{dt,         layout,     oa,       ob,   vc->shape, vc->alpha,
                                           vc->beta,   vc->ld_pad, vc->fill, prec, vc->offset};
                             progress.step(cs.describe());
-                            DeviceProblem problem(cs, case_seed++, ReferenceSource::Cpu);
+                            std::unique_ptr<DeviceProblem> owned;
+                            try {
+                                owned = std::make_unique<DeviceProblem>(cs, case_seed++, ReferenceSource::Cpu);
+                            } catch (const OutOfDeviceMemory&) {
+                                skipped.push_back(too_large_note(cs, ReferenceSource::Cpu));
+                                continue;
+                            }
+                            DeviceProblem& problem = *owned;
                             for (const auto& k : kernels) {
                                 if (!runs_under(k, dt, prec)) continue;
                                 const RunResult r = problem.run_and_check(k);
@@ -153,8 +164,11 @@ void add_verify_command(CLI::App& app, Action& action) {
                                 t.passed += ok;
                                 t.worst = std::max(t.worst, r.check.worst_ratio);
                                 if (!ok && failures_printed++ < 40) {
-                                    std::printf("FAIL %-24s %s: %s\n", k.c_str(), cs.describe().c_str(),
-                                                r.launched ? reference::describe(r.check).c_str() : r.error.c_str());
+                                    char lead[40];
+                                    std::snprintf(lead, sizeof lead, "FAIL %-24s ", k.c_str());
+                                    std::fputs(wrap_paragraph(lead, cs.describe() + ": " +
+                                                                        (r.launched ? reference::describe(r.check) : r.error),
+                                                              4).c_str(), stdout);
                                 }
                             }
                         }
@@ -178,6 +192,7 @@ void add_verify_command(CLI::App& app, Action& action) {
                             to_string(prec), t.passed, t.total, t.worst,
                             t.passed == t.total ? "PASS" : "FAIL");
             }
+            for (const auto& note : skipped) std::printf("%s\n", note.c_str());
             std::printf("verify: %d of %d checks passed, %d failed\n", cases_total - failed_total,
                         cases_total, failed_total);
             return failed_total ? int(kExitCheckFailed) : int(kExitOk);

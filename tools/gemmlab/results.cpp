@@ -4,6 +4,7 @@
 
 #include "gemm/reference/check.hpp"
 #include "gemmlab/results.hpp"
+#include "gemmlab/text.hpp"
 
 namespace gemmlab::cli {
 
@@ -17,6 +18,15 @@ std::string fmt(const char* f, double v) {
 
 std::string opt_pct(const std::optional<double>& v) { return v ? fmt("%.1f", *v) : "-"; }
 
+/// (max - min) / median of the timed samples, in at most 7 columns.
+std::string spread_pct(const TimingStats& t) {
+    if (!(t.median_ms > 0)) return "-";
+    const double pct = 100.0 * (t.max_ms - t.min_ms) / t.median_ms;
+    if (pct < 100) return fmt("%.1f%%", pct);
+    if (pct < 99999.5) return fmt("%.0f%%", pct);
+    return ">99999%";
+}
+
 std::string verdict(const BenchRow& r) {
     if (!r.result.launched) return "ERROR";
     return r.result.check.pass ? "PASS" : "FAIL";
@@ -25,24 +35,28 @@ std::string verdict(const BenchRow& r) {
 } // namespace
 
 void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
-    char line[400];
-    std::snprintf(line, sizeof line, "%-3s %-24s %-8s %-7s %-6s %6s %6s %6s %10s %21s %10s %8s %7s %10s %s\n",
-                  "#", "kernel", "type", "math", "lay/op", "m", "n", "k", "median ms", "min-max ms",
-                  "GFLOP/s", "%cuBLAS", "%peak", "err/bound", "check");
-    os << line;
+    // The case (type, layout, ops, shape, alpha, beta) heads each group of rows, so that the
+    // columns keep to what differs between rungs and the table fits in kLineWidth columns.
+    char line[256];
+    std::snprintf(line, sizeof line, "%-3s %-24s %-7s %10s %7s %9s  %7s  %6s  %9s %s\n", "#", "kernel",
+                  "math", "median ms", "spread", "GFLOP/s", "%cuBLAS", "%peak", "err/bound", "check");
+    const std::string header = line;
+    std::string last_case;
     for (const auto& r : rows) {
-        const auto& s = r.spec;
+        const std::string this_case = r.spec.describe();
+        if (this_case != last_case) {
+            os << (last_case.empty() ? "" : "\n") << wrap_paragraph("", this_case, 4) << header;
+            last_case = this_case;
+        }
         const std::string number = r.number >= 0 ? std::to_string(r.number) : "-";
-        std::snprintf(line, sizeof line,
-                      "%-3s %-24s %-8s %-7s %-6s %6lld %6lld %6lld %10.4f %10.4f-%-10.4f %10.1f %8s %7s %10.3g %s\n",
-                      number.c_str(), r.kernel.c_str(), to_string(s.dtype), to_string(r.precision),
-                      (std::string(s.layout == Layout::RowMajor ? "row" : "col") + "/" + s.ops()).c_str(),
-                      (long long)s.shape.m, (long long)s.shape.n, (long long)s.shape.k, r.timing.median_ms,
-                      r.timing.min_ms, r.timing.max_ms, r.gflops, opt_pct(r.pct_cublas).c_str(),
-                      opt_pct(r.pct_peak).c_str(), r.result.check.worst_ratio, verdict(r).c_str());
+        const std::string spread = spread_pct(r.timing);
+        std::snprintf(line, sizeof line, "%-3s %-24s %-7s %10.4f %7s %9.1f  %7s  %6s  %9.3g %s\n",
+                      number.c_str(), r.kernel.c_str(), to_string(r.precision), r.timing.median_ms,
+                      spread.c_str(), r.gflops, opt_pct(r.pct_cublas).c_str(), opt_pct(r.pct_peak).c_str(),
+                      r.result.check.worst_ratio, verdict(r).c_str());
         os << line;
-        if (!r.result.launched) os << "    error: " << r.result.error << "\n";
-        else if (!r.result.check.pass) os << "    " << reference::describe(r.result.check) << "\n";
+        if (!r.result.launched) os << wrap_paragraph("    error: ", r.result.error, 4);
+        else if (!r.result.check.pass) os << wrap_paragraph("    ", reference::describe(r.result.check), 4);
     }
 }
 
@@ -68,6 +82,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
     } else {
         j["device"] = nullptr;
     }
+    j["skipped"] = info.skipped;
     auto& out = j["rows"] = nlohmann::json::array();
     for (const auto& r : rows) {
         const auto& s = r.spec;

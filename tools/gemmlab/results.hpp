@@ -38,6 +38,7 @@ struct RunInfo {
     std::string cpu_name;
     int cpu_threads = 0;
     bool cold = false;
+    std::vector<std::string> skipped; ///< one line per shape that did not fit (too_large_message)
 };
 
 void print_table(std::ostream& os, const std::vector<BenchRow>& rows);

@@ -21,9 +21,11 @@ namespace {
 constexpr int kNaiveTile = 32; // 32 x 32 = 1024 threads per block, as in seed 001 v1
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs<T> g) {
-    const int64_t j = int64_t(blockIdx.x) * kNaiveTile + threadIdx.x; // column of C
-    const int64_t i = int64_t(blockIdx.y) * kNaiveTile + threadIdx.y; // row of C
+__global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs<T> g, bool swapped) {
+    int64_t tile_j, tile_i; // column tiles on x, row tiles on y (swapped for a very tall C)
+    block_tile(swapped, tile_j, tile_i);
+    const int64_t j = tile_j * kNaiveTile + threadIdx.x; // column of C
+    const int64_t i = tile_i * kNaiveTile + threadIdx.y; // row of C
     if (i >= g.m || j >= g.n) return;
     T acc = 0;
     for (int64_t p = 0; p < g.k; ++p)
@@ -36,8 +38,10 @@ __global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs
 template <class T>
 void launch_naive(const GemmArgs<T>& g, cudaStream_t stream) {
     const dim3 block(kNaiveTile, kNaiveTile);
-    const dim3 grid(unsigned(ceil_div(g.n, kNaiveTile)), unsigned(ceil_div(g.m, kNaiveTile)));
-    dispatch_ops(g, [&]<bool TA, bool TB>() { naive_kernel<T, TA, TB><<<grid, block, 0, stream>>>(g); });
+    const LaunchGrid grid = tile_grid(ceil_div(g.n, kNaiveTile), ceil_div(g.m, kNaiveTile));
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        naive_kernel<T, TA, TB><<<grid.dims, block, 0, stream>>>(g, grid.swapped);
+    });
     GEMMLAB_CHECK_LAUNCH();
 }
 

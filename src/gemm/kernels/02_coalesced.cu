@@ -20,9 +20,11 @@ namespace {
 constexpr int kCoalescedTile = 32;
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kCoalescedTile * kCoalescedTile) coalesced_kernel(GemmArgs<T> g) {
-    const int64_t i = int64_t(blockIdx.x) * kCoalescedTile + threadIdx.x; // row of C: warp-contiguous
-    const int64_t j = int64_t(blockIdx.y) * kCoalescedTile + threadIdx.y; // column of C
+__global__ void __launch_bounds__(kCoalescedTile * kCoalescedTile) coalesced_kernel(GemmArgs<T> g, bool swapped) {
+    int64_t tile_i, tile_j;
+    block_tile(swapped, tile_i, tile_j);
+    const int64_t i = tile_i * kCoalescedTile + threadIdx.x; // row of C: warp-contiguous
+    const int64_t j = tile_j * kCoalescedTile + threadIdx.y; // column of C
     if (i >= g.m || j >= g.n) return;
     T acc = 0;
     for (int64_t p = 0; p < g.k; ++p)
@@ -35,8 +37,10 @@ __global__ void __launch_bounds__(kCoalescedTile * kCoalescedTile) coalesced_ker
 template <class T>
 void launch_coalesced(const GemmArgs<T>& g, cudaStream_t stream) {
     const dim3 block(kCoalescedTile, kCoalescedTile);
-    const dim3 grid(unsigned(ceil_div(g.m, kCoalescedTile)), unsigned(ceil_div(g.n, kCoalescedTile)));
-    dispatch_ops(g, [&]<bool TA, bool TB>() { coalesced_kernel<T, TA, TB><<<grid, block, 0, stream>>>(g); });
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kCoalescedTile), ceil_div(g.n, kCoalescedTile));
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        coalesced_kernel<T, TA, TB><<<grid.dims, block, 0, stream>>>(g, grid.swapped);
+    });
     GEMMLAB_CHECK_LAUNCH();
 }
 

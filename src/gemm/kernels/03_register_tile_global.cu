@@ -16,8 +16,6 @@
 // row-major nn): f32 1024^3 11,162 GFLOP/s (37% of cuBLAS), 4096^3 13,819 GFLOP/s (28% of cuBLAS);
 // f64 1024^3 8,097 GFLOP/s (21% of cuBLAS), 4096^3 6,672 GFLOP/s (12% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
-#include <string>
-
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 
@@ -78,10 +76,12 @@ __device__ __forceinline__ void store_tile(const GemmArgs<T>& g, int64_t row, in
 }
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreads) register_tile_global_kernel(GemmArgs<T> g) {
+__global__ void __launch_bounds__(kThreads) register_tile_global_kernel(GemmArgs<T> g, bool swapped) {
     // This thread owns rows row + r * 16 and columns col + c * 16 of C (r, c < 4).
-    const int64_t row = int64_t(blockIdx.x) * kBM + threadIdx.x % kThreadsM;
-    const int64_t col = int64_t(blockIdx.y) * kBN + threadIdx.x / kThreadsM;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    const int64_t row = tile_m * kBM + threadIdx.x % kThreadsM;
+    const int64_t col = tile_n * kBN + threadIdx.x / kThreadsM;
     if (row >= g.m || col >= g.n) return; // its first row / column is already outside C
 
     T acc[kTM][kTN] = {}; // (TM, TN) the seed's rC[16]
@@ -109,15 +109,9 @@ __global__ void __launch_bounds__(kThreads) register_tile_global_kernel(GemmArgs
 
 template <class T>
 void launch_register_tile_global(const GemmArgs<T>& g, cudaStream_t stream) {
-    const int64_t tiles_m = ceil_div(g.m, kBM), tiles_n = ceil_div(g.n, kBN);
-    if (tiles_m > 2147483647 || tiles_n > 65535)
-        throw CudaFailure("register_tile_global: C of " + std::to_string(g.m) + " x " +
-                          std::to_string(g.n) + " needs a grid of " + std::to_string(tiles_m) +
-                          " x " + std::to_string(tiles_n) + " blocks of 64 x 64; gridDim.y " +
-                          "allows 65535 (n <= " + std::to_string(65535LL * kBN) + ")");
-    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n)}; // m tiles on x: the larger limit
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        register_tile_global_kernel<T, TA, TB><<<grid, kThreads, 0, stream>>>(g);
+        register_tile_global_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

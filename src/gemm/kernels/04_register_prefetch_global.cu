@@ -13,8 +13,6 @@
 // row-major nn): f32 1024^3 9,774 GFLOP/s (32% of cuBLAS), 4096^3 11,841 GFLOP/s (24% of cuBLAS);
 // f64 1024^3 10,131 GFLOP/s (26% of cuBLAS), 4096^3 7,649 GFLOP/s (14% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
-#include <string>
-
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 
@@ -83,10 +81,12 @@ __device__ __forceinline__ void load_frags(T (&a)[kTM], T (&b)[kTN], const GemmA
 }
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreads) register_prefetch_global_kernel(GemmArgs<T> g) {
+__global__ void __launch_bounds__(kThreads) register_prefetch_global_kernel(GemmArgs<T> g, bool swapped) {
     // This thread owns rows row + r * 16 and columns col + c * 16 of C (r, c < 4).
-    const int64_t row = int64_t(blockIdx.x) * kBM + threadIdx.x % kThreadsM;
-    const int64_t col = int64_t(blockIdx.y) * kBN + threadIdx.x / kThreadsM;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    const int64_t row = tile_m * kBM + threadIdx.x % kThreadsM;
+    const int64_t col = tile_n * kBN + threadIdx.x / kThreadsM;
     if (row >= g.m || col >= g.n) return; // its first row / column is already outside C
 
     T acc[kTM][kTN] = {}; // (TM, TN) the seed's rC[16]
@@ -118,15 +118,9 @@ __global__ void __launch_bounds__(kThreads) register_prefetch_global_kernel(Gemm
 
 template <class T>
 void launch_register_prefetch_global(const GemmArgs<T>& g, cudaStream_t stream) {
-    const int64_t tiles_m = ceil_div(g.m, kBM), tiles_n = ceil_div(g.n, kBN);
-    if (tiles_m > 2147483647 || tiles_n > 65535)
-        throw CudaFailure("register_prefetch_global: C of " + std::to_string(g.m) + " x " +
-                          std::to_string(g.n) + " needs a grid of " + std::to_string(tiles_m) +
-                          " x " + std::to_string(tiles_n) + " blocks of 64 x 64; gridDim.y " +
-                          "allows 65535 (n <= " + std::to_string(65535LL * kBN) + ")");
-    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n)}; // m tiles on x: the larger limit
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        register_prefetch_global_kernel<T, TA, TB><<<grid, kThreads, 0, stream>>>(g);
+        register_prefetch_global_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

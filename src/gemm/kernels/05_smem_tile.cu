@@ -20,8 +20,6 @@
 // row-major nn): f32 1024^3 1,644 GFLOP/s (5% of cuBLAS), 4096^3 1,687 GFLOP/s (3% of cuBLAS);
 // f64 1024^3 877 GFLOP/s (2% of cuBLAS), 4096^3 908 GFLOP/s (2% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
-#include <string>
-
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 
@@ -72,14 +70,16 @@ __device__ __forceinline__ T dot_tile(const T (&As)[kBM][kBK], const T (&Bs)[kBN
 }
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreads) smem_tile_kernel(GemmArgs<T> g) {
+__global__ void __launch_bounds__(kThreads) smem_tile_kernel(GemmArgs<T> g, bool swapped) {
     __shared__ T As[kBM][kBK]; // (BM, BK) op(A) tile, row-major: As[i][p]
     __shared__ T Bs[kBN][kBK]; // (BN, BK) op(B) tile, transposed: Bs[j][p]
 
     const int lane = threadIdx.x % kWarp; // row of C in the tile; fast index of the loaders
     const int warp = threadIdx.x / kWarp; // column of C in the tile; slow index of the loaders
-    const int64_t i0 = int64_t(blockIdx.x) * kBM;
-    const int64_t j0 = int64_t(blockIdx.y) * kBN;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    const int64_t i0 = tile_m * kBM;
+    const int64_t j0 = tile_n * kBN;
 
     // No early exit: threads outside C still load their tile elements and meet every barrier.
     T acc = 0;
@@ -98,15 +98,9 @@ __global__ void __launch_bounds__(kThreads) smem_tile_kernel(GemmArgs<T> g) {
 
 template <class T>
 void launch_smem_tile(const GemmArgs<T>& g, cudaStream_t stream) {
-    const int64_t tiles_m = ceil_div(g.m, kBM), tiles_n = ceil_div(g.n, kBN);
-    if (tiles_m > 2147483647 || tiles_n > 65535)
-        throw CudaFailure("smem_tile: C of " + std::to_string(g.m) + " x " + std::to_string(g.n) +
-                          " needs a grid of " + std::to_string(tiles_m) + " x " +
-                          std::to_string(tiles_n) + " blocks of 32 x 32; gridDim.y allows 65535 " +
-                          "(n <= " + std::to_string(65535LL * kBN) + ")");
-    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n)}; // m tiles on x: the larger limit
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        smem_tile_kernel<T, TA, TB><<<grid, kThreads, 0, stream>>>(g);
+        smem_tile_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

@@ -22,8 +22,6 @@
 // row-major nn): f32 1024^3 16,089 GFLOP/s (53% of cuBLAS), 4096^3 19,034 GFLOP/s (38% of cuBLAS);
 // f64 1024^3 8,529 GFLOP/s (22% of cuBLAS), 4096^3 9,227 GFLOP/s (17% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
-#include <string>
-
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 
@@ -103,14 +101,16 @@ __device__ __forceinline__ void store_column(const GemmArgs<T>& g, int64_t i, in
 }
 
 template <class T, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreads) thread_tile_1d_kernel(GemmArgs<T> g) {
+__global__ void __launch_bounds__(kThreads) thread_tile_1d_kernel(GemmArgs<T> g, bool swapped) {
     alignas(16) __shared__ T As[kBK][kBM + kPad]; // (BK, BM) op(A) tile, k-major: As[p][i]
     alignas(16) __shared__ T Bs[kBK][kBN + kPad]; // (BK, BN) op(B) tile: Bs[p][j]
 
     const int col = threadIdx.x % kBN;         // column of C in the tile
     const int row = threadIdx.x / kBN * kTM;   // first of this thread's TM rows in the tile
-    const int64_t i0 = int64_t(blockIdx.x) * kBM;
-    const int64_t j0 = int64_t(blockIdx.y) * kBN;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    const int64_t i0 = tile_m * kBM;
+    const int64_t j0 = tile_n * kBN;
 
     // No early exit: threads outside C still load their tile elements and meet every barrier.
     T acc[kTM] = {}; // (TM) the thread's column sliver of C
@@ -128,15 +128,9 @@ __global__ void __launch_bounds__(kThreads) thread_tile_1d_kernel(GemmArgs<T> g)
 
 template <class T>
 void launch_thread_tile_1d(const GemmArgs<T>& g, cudaStream_t stream) {
-    const int64_t tiles_m = ceil_div(g.m, kBM), tiles_n = ceil_div(g.n, kBN);
-    if (tiles_m > 2147483647 || tiles_n > 65535)
-        throw CudaFailure("thread_tile_1d: C of " + std::to_string(g.m) + " x " +
-                          std::to_string(g.n) + " needs a grid of " + std::to_string(tiles_m) +
-                          " x " + std::to_string(tiles_n) + " blocks of 64 x 64; gridDim.y " +
-                          "allows 65535 (n <= " + std::to_string(65535LL * kBN) + ")");
-    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n)}; // m tiles on x: the larger limit
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        thread_tile_1d_kernel<T, TA, TB><<<grid, kThreads, 0, stream>>>(g);
+        thread_tile_1d_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

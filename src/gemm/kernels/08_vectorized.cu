@@ -22,8 +22,6 @@
 // row-major nn): f32 1024^3 15,986 GFLOP/s (53% of cuBLAS), 4096^3 16,604 GFLOP/s (33% of cuBLAS);
 // f64 1024^3 9,390 GFLOP/s (24% of cuBLAS), 4096^3 9,967 GFLOP/s (18% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
 
-#include <string>
-
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 
@@ -228,14 +226,16 @@ __device__ __forceinline__ void store_column(const GemmArgs<T>& g, int64_t i, in
 }
 
 template <class T, bool TransA, bool TransB, bool VecA, bool VecB>
-__global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs<T> g) {
+__global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs<T> g, bool swapped) {
     alignas(16) __shared__ T As[kBK][kBM + kPad]; // (BK, BM) op(A) tile, k-major: As[p][i]
     alignas(16) __shared__ T Bs[kBK][kBN + kPad]; // (BK, BN) op(B) tile: Bs[p][j]
 
     const int col = threadIdx.x % kBN;         // column of C in the tile
     const int row = threadIdx.x / kBN * kTM;   // first of this thread's TM rows in the tile
-    const int64_t i0 = int64_t(blockIdx.x) * kBM;
-    const int64_t j0 = int64_t(blockIdx.y) * kBN;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    const int64_t i0 = tile_m * kBM;
+    const int64_t j0 = tile_n * kBN;
 
     // No early exit: threads outside C still load their tile elements and meet every barrier.
     T acc[kTM] = {}; // (TM) the thread's column sliver of C
@@ -261,20 +261,14 @@ void dispatch_vec(bool vec_a, bool vec_b, F&& f) {
 
 template <class T>
 void launch_vectorized(const GemmArgs<T>& g, cudaStream_t stream) {
-    const int64_t tiles_m = ceil_div(g.m, kBM), tiles_n = ceil_div(g.n, kBN);
-    if (tiles_m > 2147483647 || tiles_n > 65535)
-        throw CudaFailure("vectorized: C of " + std::to_string(g.m) + " x " +
-                          std::to_string(g.n) + " needs a grid of " + std::to_string(tiles_m) +
-                          " x " + std::to_string(tiles_n) + " blocks of 64 x 64; gridDim.y " +
-                          "allows 65535 (n <= " + std::to_string(65535LL * kBN) + ")");
-    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n)}; // m tiles on x: the larger limit
+    const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
     // 128-bit loads of an operand need its base 16-byte aligned and every column (row for op T
     // storage) to start 16-byte aligned too: ld a multiple of the vector width.
     const bool vec_a = is_aligned(g.A, 16) && g.lda % kVec<T> == 0;
     const bool vec_b = is_aligned(g.B, 16) && g.ldb % kVec<T> == 0;
     dispatch_ops(g, [&]<bool TA, bool TB>() {
         dispatch_vec(vec_a, vec_b, [&]<bool VA, bool VB>() {
-            vectorized_kernel<T, TA, TB, VA, VB><<<grid, kThreads, 0, stream>>>(g);
+            vectorized_kernel<T, TA, TB, VA, VB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
         });
     });
     GEMMLAB_CHECK_LAUNCH();

@@ -40,7 +40,7 @@ __device__ __forceinline__ void mma_tile(T (&acc)[kTM44][kTN44], const T* a_row,
 }
 
 template <class T, bool TransA, bool TransB, bool Vec>
-__global__ void __launch_bounds__(kThreads44) thread_tile_4x4_kernel(GemmArgs<T> g, bool n_on_x) {
+__global__ void __launch_bounds__(kThreads44) thread_tile_4x4_kernel(GemmArgs<T> g, bool swapped) {
     constexpr int BM = Block44::kM, BN = Block44::kN, BK = Block44::kK;
     using LoadA = tile::GmemTileLoader<T, BM, BK, kThreads44, /*KContig=*/TransA, Vec>;
     using LoadB = tile::GmemTileLoader<T, BN, BK, kThreads44, /*KContig=*/!TransB, Vec>;
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads44) thread_tile_4x4_kernel(GemmArgs<T>
     const int tm = tid % (BM / kTM44); // thread's row block: rows tm*4 .. tm*4+3 of the tile
     const int tn = tid / (BM / kTM44); // thread's column block
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, BM, BN, row0, col0);
+    tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
     LoadA load_a(g.A, g.lda, g.m, row0, tid);
     LoadB load_b(g.B, g.ldb, g.n, col0, tid);
@@ -85,8 +85,8 @@ void launch_thread_tile_4x4(const GemmArgs<T>& g, cudaStream_t stream) {
     const auto tg = tile::make_tile_grid(g.m, g.n, Block44::kM, Block44::kN);
     const bool vec = tile::vector_ok(g);
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) thread_tile_4x4_kernel<T, TA, TB, true><<<tg.grid, kThreads44, 0, stream>>>(g, tg.n_on_x);
-        else thread_tile_4x4_kernel<T, TA, TB, false><<<tg.grid, kThreads44, 0, stream>>>(g, tg.n_on_x);
+        if (vec) thread_tile_4x4_kernel<T, TA, TB, true><<<tg.dims, kThreads44, 0, stream>>>(g, tg.swapped);
+        else thread_tile_4x4_kernel<T, TA, TB, false><<<tg.dims, kThreads44, 0, stream>>>(g, tg.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

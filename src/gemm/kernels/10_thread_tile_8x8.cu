@@ -40,7 +40,7 @@ __device__ __forceinline__ void mma_tile(T (&acc)[kTM88][kTN88], const T* a_row,
 }
 
 template <class T, bool TransA, bool TransB, bool Vec>
-__global__ void __launch_bounds__(kThreads88) thread_tile_8x8_kernel(GemmArgs<T> g, bool n_on_x) {
+__global__ void __launch_bounds__(kThreads88) thread_tile_8x8_kernel(GemmArgs<T> g, bool swapped) {
     constexpr int BM = Block88::kM, BN = Block88::kN, BK = Block88::kK;
     using LoadA = tile::GmemTileLoader<T, BM, BK, kThreads88, /*KContig=*/TransA, Vec>;
     using LoadB = tile::GmemTileLoader<T, BN, BK, kThreads88, /*KContig=*/!TransB, Vec>;
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads88) thread_tile_8x8_kernel(GemmArgs<T>
     const int tm = tid % kThreadsM88; // rows tm*8 .. tm*8+7 of the block tile
     const int tn = tid / kThreadsM88; // columns tn*8 .. tn*8+7
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, BM, BN, row0, col0);
+    tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
     LoadA load_a(g.A, g.lda, g.m, row0, tid);
     LoadB load_b(g.B, g.ldb, g.n, col0, tid);
@@ -85,8 +85,8 @@ void launch_thread_tile_8x8(const GemmArgs<T>& g, cudaStream_t stream) {
     const auto tg = tile::make_tile_grid(g.m, g.n, Block88::kM, Block88::kN);
     const bool vec = tile::vector_ok(g);
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) thread_tile_8x8_kernel<T, TA, TB, true><<<tg.grid, kThreads88, 0, stream>>>(g, tg.n_on_x);
-        else thread_tile_8x8_kernel<T, TA, TB, false><<<tg.grid, kThreads88, 0, stream>>>(g, tg.n_on_x);
+        if (vec) thread_tile_8x8_kernel<T, TA, TB, true><<<tg.dims, kThreads88, 0, stream>>>(g, tg.swapped);
+        else thread_tile_8x8_kernel<T, TA, TB, false><<<tg.dims, kThreads88, 0, stream>>>(g, tg.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

@@ -54,7 +54,7 @@ __device__ __forceinline__ void mma_tile(T (&acc)[kTMIl][kTNIl], const T* a_row,
 }
 
 template <class T, bool TransA, bool TransB, bool Vec>
-__global__ void __launch_bounds__(kThreadsIl) smem_interleaved_reads_kernel(GemmArgs<T> g, bool n_on_x) {
+__global__ void __launch_bounds__(kThreadsIl) smem_interleaved_reads_kernel(GemmArgs<T> g, bool swapped) {
     constexpr int BM = BlockIl::kM, BN = BlockIl::kN, BK = BlockIl::kK;
     using L = InterleavedLayout<T>;
     using LoadA = tile::GmemTileLoader<T, BM, BK, kThreadsIl, /*KContig=*/TransA, Vec>;
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreadsIl) smem_interleaved_reads_kernel(Gemm
     const int tm = tid % kThreadsMIl; // rows tm*V + r*Stride + (0 .. V-1)
     const int tn = tid / kThreadsMIl; // columns likewise
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, BM, BN, row0, col0);
+    tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
     LoadA load_a(g.A, g.lda, g.m, row0, tid);
     LoadB load_b(g.B, g.ldb, g.n, col0, tid);
@@ -100,8 +100,8 @@ void launch_smem_interleaved_reads(const GemmArgs<T>& g, cudaStream_t stream) {
     const auto tg = tile::make_tile_grid(g.m, g.n, BlockIl::kM, BlockIl::kN);
     const bool vec = tile::vector_ok(g);
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) smem_interleaved_reads_kernel<T, TA, TB, true><<<tg.grid, kThreadsIl, 0, stream>>>(g, tg.n_on_x);
-        else smem_interleaved_reads_kernel<T, TA, TB, false><<<tg.grid, kThreadsIl, 0, stream>>>(g, tg.n_on_x);
+        if (vec) smem_interleaved_reads_kernel<T, TA, TB, true><<<tg.dims, kThreadsIl, 0, stream>>>(g, tg.swapped);
+        else smem_interleaved_reads_kernel<T, TA, TB, false><<<tg.dims, kThreadsIl, 0, stream>>>(g, tg.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

@@ -53,7 +53,7 @@ __device__ __forceinline__ void mma_tile(T (&acc)[kTMDb][kTNDb], const T* a_row,
 template <class T, bool TransA, bool TransB, bool Vec>
 // Two blocks per SM for float (128 registers per thread): the prefetch registers would
 // otherwise push the kernel just past 128 and halve the resident warps.
-__global__ void __launch_bounds__(kThreadsDb, sizeof(T) == 4 ? 2 : 1) double_buffer_kernel(GemmArgs<T> g, bool n_on_x) {
+__global__ void __launch_bounds__(kThreadsDb, sizeof(T) == 4 ? 2 : 1) double_buffer_kernel(GemmArgs<T> g, bool swapped) {
     constexpr int BM = BlockDb::kM, BN = BlockDb::kN, BK = BlockDb::kK;
     using L = InterleavedLayout<T>;
     using LoadA = tile::GmemTileLoader<T, BM, BK, kThreadsDb, /*KContig=*/TransA, Vec>;
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreadsDb, sizeof(T) == 4 ? 2 : 1) double_buf
     const int tm = tid % kThreadsMDb;
     const int tn = tid / kThreadsMDb;
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, BM, BN, row0, col0);
+    tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
     LoadA load_a(g.A, g.lda, g.m, row0, tid);
     LoadB load_b(g.B, g.ldb, g.n, col0, tid);
@@ -113,8 +113,8 @@ void launch_double_buffer(const GemmArgs<T>& g, cudaStream_t stream) {
     const auto tg = tile::make_tile_grid(g.m, g.n, BlockDb::kM, BlockDb::kN);
     const bool vec = tile::vector_ok(g);
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) double_buffer_kernel<T, TA, TB, true><<<tg.grid, kThreadsDb, 0, stream>>>(g, tg.n_on_x);
-        else double_buffer_kernel<T, TA, TB, false><<<tg.grid, kThreadsDb, 0, stream>>>(g, tg.n_on_x);
+        if (vec) double_buffer_kernel<T, TA, TB, true><<<tg.dims, kThreadsDb, 0, stream>>>(g, tg.swapped);
+        else double_buffer_kernel<T, TA, TB, false><<<tg.dims, kThreadsDb, 0, stream>>>(g, tg.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

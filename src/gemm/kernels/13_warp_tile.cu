@@ -58,7 +58,7 @@ struct WarpTileKernel {
 
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, Vec>))
-    warp_tile_kernel(GemmArgs<T> g, bool n_on_x) {
+    warp_tile_kernel(GemmArgs<T> g, bool swapped) {
     using K = WarpTileKernel<Cfg, T, TransA, TransB, Vec>;
     using LoadA = typename K::LoadA;
     using LoadB = typename K::LoadB;
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
     const int tid = threadIdx.x;
     const typename K::Map map(tid);
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+    tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
     LoadA load_a(g.A, g.lda, g.m, row0, tid);
     LoadB load_b(g.B, g.ldb, g.n, col0, tid);

@@ -120,7 +120,7 @@ inline constexpr int kPipelineMinBlocks = [] {
 
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, TransA, TransB, Vec>))
-    async_pipeline_kernel(GemmArgs<T> g, bool n_on_x) {
+    async_pipeline_kernel(GemmArgs<T> g, bool swapped) {
     using K = AsyncPipelineKernel<Cfg, T, TransA, TransB, Vec>;
     using Map = tile::WarpTileMap<Cfg, T>;
     constexpr int BK = Cfg::BK, S = Cfg::kStages;
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
     const int lane_n = (tid % 32) / Cfg::kLanesM;
     const int n_off = K::kBMnMajor ? map.n_off - lane_n * Map::V + lane_n : map.n_off;
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+    tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
     typename K::LoadA load_a(g.A, g.lda, g.m, row0, tid);
     typename K::LoadB load_b(g.B, g.ldb, g.n, col0, tid);

@@ -88,14 +88,14 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kTMh][kTNh], TOut*
 }
 
 template <class TIn, class TOut, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfArgs<TIn, TOut> g, bool n_on_x) {
+__global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfArgs<TIn, TOut> g, bool swapped) {
     constexpr int BM = BlockHalf::kM, BN = BlockHalf::kN, BK = BlockHalf::kK;
     __shared__ float As[BK][BM + 1]; // (BK, BM + 1): op(A) tile in float, k-major
     __shared__ float Bs[BK][BN + 1]; // (BK, BN + 1): op(B) tile in float, k-major
 
     const int tx = threadIdx.x % kRowThreads, ty = threadIdx.x / kRowThreads;
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, BM, BN, row0, col0);
+    tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
     float acc[kTMh][kTNh] = {}; // (TM, TN) accumulators
     for (int64_t p0 = 0; p0 < g.k; p0 += BK) {
@@ -118,7 +118,7 @@ template <class TIn, class TOut>
 void launch_half_simt(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     const auto tg = tile::make_tile_grid(g.m, g.n, BlockHalf::kM, BlockHalf::kN);
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        half_simt_kernel<TIn, TOut, TA, TB><<<tg.grid, kThreadsHalf, 0, stream>>>(g, tg.n_on_x);
+        half_simt_kernel<TIn, TOut, TA, TB><<<tg.dims, kThreadsHalf, 0, stream>>>(g, tg.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

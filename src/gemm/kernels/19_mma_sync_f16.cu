@@ -311,7 +311,7 @@ struct Plan {
 
 template <class TIn, class TOut, class Cfg, bool TransA, bool TransB, bool VecA, bool VecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    mma_sync_f16_kernel(HalfArgs<TIn, TOut> g, bool n_on_x) {
+    mma_sync_f16_kernel(HalfArgs<TIn, TOut> g, bool swapped) {
     using P = Plan<TIn, Cfg, TransA, TransB, VecA, VecB>;
     constexpr int BK = Cfg::BK, S = Cfg::kStages, MT = P::MT, NT = P::NT;
     // Stage s: the op(A) tile then the op(B) tile, swizzled (header). Tiles are whole KBs, so a
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
     const int m0 = warp_m * Cfg::WM, n0 = warp_n * Cfg::WN; // warp tile origin in the block tile
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+    tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
     typename P::LoaderA load_a(g.A, g.lda, g.m, row0, tid);
     typename P::LoaderB load_b(g.B, g.ldb, g.n, col0, tid);
@@ -410,12 +410,12 @@ namespace mma {
 template <class Cfg, class TIn, class TOut>
 void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     if (g.m <= 0 || g.n <= 0) return;
-    const tile::TileGrid tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
+    const LaunchGrid tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
     const auto launch = [&]<bool TA, bool TB, bool VA, bool VB>() {
         constexpr auto kKernel = &f16::mma_sync_f16_kernel<TIn, TOut, Cfg, TA, TB, VA, VB>;
         constexpr int kSmem = f16::Plan<TIn, Cfg, TA, TB, VA, VB>::kSmemBytes;
         tile::set_max_dynamic_smem<kKernel>(kSmem);
-        kKernel<<<tg.grid, Cfg::kThreads, kSmem, stream>>>(g, tg.n_on_x);
+        kKernel<<<tg.dims, Cfg::kThreads, kSmem, stream>>>(g, tg.swapped);
         GEMMLAB_CHECK_LAUNCH();
     };
     // 16-byte cp.async needs every chunk start 16-byte aligned: the base pointer and ld * 2 bytes.

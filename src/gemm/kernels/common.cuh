@@ -3,8 +3,10 @@
 // guarded loads, and the alpha/beta epilogue. Each rung composes these in its own stages.
 
 #include <cstdint>
+#include <string>
 
 #include "common/cuda_check.hpp"
+#include "gemm/kernels/tile_grid.hpp"
 #include "gemm/problem.hpp"
 
 namespace gemmlab::detail {
@@ -42,6 +44,22 @@ __device__ __forceinline__ void store_c_guarded(T* C, int64_t ldc, int64_t m, in
 
 /// Integer ceiling division for grid sizes.
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A planned grid of block tiles, ready to launch (see tile_grid.hpp).
+struct LaunchGrid {
+    dim3 dims;    ///< the launch's grid
+    bool swapped; ///< pass to the kernel, which decodes its tile with block_tile()
+};
+
+/// The grid of tiles_x x tiles_y block tiles (x the rung's preferred fast dimension). Throws
+/// CudaFailure when no 2-D grid holds them (a C larger than any GPU memory).
+inline LaunchGrid tile_grid(int64_t tiles_x, int64_t tiles_y) {
+    const TileGrid g = plan_tile_grid(tiles_x, tiles_y);
+    if (!g.fits)
+        throw CudaFailure("C needs " + std::to_string(tiles_x) + " x " + std::to_string(tiles_y) +
+                          " block tiles, more than a CUDA grid holds (2^31-1 x 65535)");
+    return {dim3(g.grid_x, g.grid_y), g.swapped};
+}
 
 /// True when `p` is aligned to `bytes`.
 template <class T>

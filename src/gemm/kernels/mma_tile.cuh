@@ -110,7 +110,7 @@ __device__ __forceinline__ T dot_with_fma(const T* A, int64_t lda, const T* B, i
 
 template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    mma_gemm_kernel(GemmArgs<typename Math::Element> g, bool n_on_x) {
+    mma_gemm_kernel(GemmArgs<typename Math::Element> g, bool swapped) {
     using K = MmaKernel<Cfg, Math, TransA, TransB, Vec>;
     using T = typename K::T;
     using Acc = typename Math::Acc;
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
     const WarpFragments<K> frags(warp_m * Cfg::WM, warp_n * Cfg::WN, lane);
     int64_t row0, col0;
-    tile::block_tile_origin(n_on_x, Cfg::BM, Cfg::BN, row0, col0);
+    tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
     typename K::TileA::Loader load_a(g.A, g.lda, g.m, row0, tid);
     typename K::TileB::Loader load_b(g.B, g.ldb, g.n, col0, tid);

@@ -333,29 +333,19 @@ __device__ __forceinline__ void store_tile(const GemmArgs<T>& g, const T (&acc)[
 
 // ------------------------------------------------------------------------ launch helpers
 
-/// The grid of block tiles. m tiles go on x (2^31 - 1 blocks); when n has more tiles than
-/// blockIdx.y allows (65535) they swap, and the kernel reads the swap from `n_on_x`.
-struct TileGrid {
-    dim3 grid;
-    bool n_on_x;
-};
-
-inline TileGrid make_tile_grid(int64_t m, int64_t n, int bm, int bn) {
-    const int64_t tm = ceil_div(m, bm), tn = ceil_div(n, bn);
-    constexpr int64_t kMaxY = 65535, kMaxX = 2147483647;
-    if (tn <= kMaxY && tm <= kMaxX) return {dim3(unsigned(tm), unsigned(tn)), false};
-    if (tm <= kMaxY && tn <= kMaxX) return {dim3(unsigned(tn), unsigned(tm)), true};
-    throw CudaFailure("gemmlab: " + std::to_string(tm) + " x " + std::to_string(tn) +
-                      " block tiles exceed the CUDA grid limits (2^31-1 x 65535)");
+/// The grid of BM x BN block tiles of an m x n C: m tiles on x, n tiles on y unless they need
+/// more than 65535 blocks (tile_grid.hpp); the kernel gets `swapped` and calls block_tile_origin.
+inline LaunchGrid make_tile_grid(int64_t m, int64_t n, int bm, int bn) {
+    return tile_grid(ceil_div(m, bm), ceil_div(n, bn));
 }
 
 /// Origin (row, column) of this block's tile in C.
-__device__ __forceinline__ void block_tile_origin(bool n_on_x, int bm, int bn, int64_t& row,
+__device__ __forceinline__ void block_tile_origin(bool swapped, int bm, int bn, int64_t& row,
                                                   int64_t& col) {
-    const unsigned bx = n_on_x ? blockIdx.y : blockIdx.x;
-    const unsigned by = n_on_x ? blockIdx.x : blockIdx.y;
-    row = int64_t(bx) * bm;
-    col = int64_t(by) * bn;
+    int64_t tile_m, tile_n;
+    block_tile(swapped, tile_m, tile_n);
+    row = tile_m * bm;
+    col = tile_n * bn;
 }
 
 /// True when the vector paths may be used: every base pointer 16-byte aligned and every
@@ -387,15 +377,15 @@ void set_max_dynamic_smem(int bytes) {
 /// Launches the block-tiled kernel that fits the call: Entry<TransA, TransB, Vec> for the call's
 /// op flags and for whether the 16-byte paths are allowed (vector_ok), over a grid of
 /// Cfg::BM x Cfg::BN tiles with Cfg::kThreads threads. Entry supplies `kKernel`, a __global__
-/// taking (GemmArgs<T>, bool n_on_x), and `kSmemBytes`, its dynamic shared memory. Every
+/// taking (GemmArgs<T>, bool swapped), and `kSmemBytes`, its dynamic shared memory. Every
 /// block-tiled rung (13 onwards) launches through here, so a rung file holds only its kernel.
 template <class Cfg, template <bool, bool, bool> class Entry, class T>
 void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
-    const TileGrid tg = make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
+    const LaunchGrid tg = make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
     const auto launch = [&]<bool TA, bool TB, bool Vec>() {
         using E = Entry<TA, TB, Vec>;
         set_max_dynamic_smem<E::kKernel>(E::kSmemBytes);
-        E::kKernel<<<tg.grid, Cfg::kThreads, E::kSmemBytes, stream>>>(g, tg.n_on_x);
+        E::kKernel<<<tg.dims, Cfg::kThreads, E::kSmemBytes, stream>>>(g, tg.swapped);
         GEMMLAB_CHECK_LAUNCH();
     };
     const bool vec = vector_ok(g);

@@ -34,21 +34,24 @@ __device__ __forceinline__ double op_at_double(const T* X, int64_t ld, int64_t r
     return (row < rows && col < cols) ? detail::to_double(detail::op_at<Trans>(X, ld, row, col)) : 0.0;
 }
 
-// Args: GemmArgs<T> or HalfArgs<TIn, TOut> (the same members); TC: C0's element type.
+// Args: GemmArgs<T> or HalfArgs<TIn, TOut> (the same members); TC: C0's element type. The grid is
+// planned by tile_grid (tile_grid.hpp): `swapped` says m's tiles run along gridDim.y.
 template <class Args, class TC, bool TransA, bool TransB>
-__global__ void dd_gemm_kernel(Args g, const TC* C0, int64_t ldc0, double* ref, double* mag) {
+__global__ void dd_gemm_kernel(Args g, const TC* C0, int64_t ldc0, double* ref, double* mag,
+                               bool swapped) {
     __shared__ double a_tile[kTile][kTile + 1]; // (BM, BK) of op(A), padded
     __shared__ double b_tile[kTile][kTile + 1]; // (BK, BN) of op(B), padded
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t i = int64_t(blockIdx.x) * kTile + tx;
-    const int64_t j = int64_t(blockIdx.y) * kTile + ty;
+    int64_t tile_i, tile_j;
+    detail::block_tile(swapped, tile_i, tile_j);
+    const int64_t i0 = tile_i * kTile, j0 = tile_j * kTile;
+    const int64_t i = i0 + tx;
+    const int64_t j = j0 + ty;
     DoubleDouble acc;
     double abs_sum = 0;
     for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
-        a_tile[tx][ty] = op_at_double<TransA>(g.A, g.lda, g.m, g.k,
-                                              int64_t(blockIdx.x) * kTile + tx, p0 + ty);
-        b_tile[tx][ty] = op_at_double<TransB>(g.B, g.ldb, g.k, g.n, p0 + tx,
-                                              int64_t(blockIdx.y) * kTile + ty);
+        a_tile[tx][ty] = op_at_double<TransA>(g.A, g.lda, g.m, g.k, i0 + tx, p0 + ty);
+        b_tile[tx][ty] = op_at_double<TransB>(g.B, g.ldb, g.k, g.n, p0 + tx, j0 + ty);
         __syncthreads();
         for (int p = 0; p < kTile; ++p) {
             const double a = a_tile[tx][p], b = b_tile[p][ty];
@@ -76,12 +79,11 @@ template <class Args, class TC>
 void launch_dd_gemm(const Args& g, const TC* C0, int64_t ldc0, double* ref, double* mag,
                     cudaStream_t stream) {
     if (g.m == 0 || g.n == 0) return;
-    if (detail::ceil_div(g.n, kTile) > 65535)
-        throw CudaFailure("gpu_reference: n = " + std::to_string(g.n) + " exceeds the grid's y limit");
     const dim3 block(kTile, kTile);
-    const dim3 grid(unsigned(detail::ceil_div(g.m, kTile)), unsigned(detail::ceil_div(g.n, kTile)));
+    const detail::LaunchGrid grid = detail::tile_grid(detail::ceil_div(g.m, kTile), detail::ceil_div(g.n, kTile));
     detail::dispatch_ops(g, [&]<bool TA, bool TB>() {
-        dd_gemm_kernel<Args, TC, TA, TB><<<grid, block, 0, stream>>>(g, C0, ldc0, ref, mag);
+        dd_gemm_kernel<Args, TC, TA, TB><<<grid.dims, block, 0, stream>>>(g, C0, ldc0, ref, mag,
+                                                                          grid.swapped);
     });
     GEMMLAB_CHECK_LAUNCH();
 }

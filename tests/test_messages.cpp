@@ -1,0 +1,85 @@
+// Messages that reach users: CUDA/cuBLAS failures name the API function and the error, never a
+// source path or the call's argument casts (those only with GEMMLAB_DEBUG or in debug builds),
+// and a shape too large for the GPU is named with the bytes it needs. CPU only.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/cuda_check.hpp"
+#include "gemmlab/bench_core.hpp"
+
+namespace {
+
+using gemmlab::format_bytes;
+using gemmlab::detail::called_function;
+using gemmlab::detail::failure_message;
+namespace cli = gemmlab::cli;
+
+TEST(FailureMessage, NamesTheFunctionAndTheErrorWithoutCallTextOrPath) {
+    const std::string call = "cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T))";
+    const std::string msg = failure_message(call, "out of memory", "cudaErrorMemoryAllocation",
+                                            "/work/src/common/device_buffer.hpp", 19, false);
+    EXPECT_EQ(msg, "cudaMalloc failed: out of memory (cudaErrorMemoryAllocation)");
+    for (const char* leak : {"reinterpret_cast", "/", ".hpp", ":19", "sizeof"})
+        EXPECT_EQ(msg.find(leak), std::string::npos) << leak << " in: " << msg;
+}
+
+TEST(FailureMessage, DevelopersGetTheCallAndItsLocation) {
+    const std::string msg = failure_message("cublasGemmEx(h, a, b)", "the GPU program failed to execute",
+                                            "CUBLAS_STATUS_EXECUTION_FAILED", "src/gemm/x.cu", 42, true);
+    EXPECT_EQ(msg, "cublasGemmEx failed: the GPU program failed to execute (CUBLAS_STATUS_EXECUTION_FAILED)"
+                   " [cublasGemmEx(h, a, b) at src/gemm/x.cu:42]");
+}
+
+TEST(FailureMessage, CalledFunction) {
+    EXPECT_EQ(called_function("cudaMemcpyAsync(dst, src, n, kind, s)"), "cudaMemcpyAsync");
+    EXPECT_EQ(called_function("cudaGetLastError ()"), "cudaGetLastError");
+    EXPECT_EQ(called_function("kernel launch"), "kernel launch");
+    EXPECT_EQ(called_function("(x)"), "(x)");
+}
+
+TEST(FormatBytes, ReadableUnits) {
+    EXPECT_EQ(format_bytes(0), "0 B");
+    EXPECT_EQ(format_bytes(1023), "1023 B");
+    EXPECT_EQ(format_bytes(1024), "1.00 KiB");
+    EXPECT_EQ(format_bytes(1.5 * (1 << 20)), "1.50 MiB");
+    EXPECT_EQ(format_bytes(80.0 * (1ull << 30)), "80.0 GiB");
+    EXPECT_EQ(format_bytes(960e9), "894 GiB");
+    EXPECT_EQ(format_bytes(3.0 * (1ull << 40)), "3.00 TiB");
+}
+
+cli::Case case_of(cli::DType dt, gemmlab::Layout layout, cli::Shape s) {
+    return {dt, layout, gemmlab::Op::N, gemmlab::Op::N, s, 1.0, 0.0, 0, gemmlab::FillKind::Uniform};
+}
+
+TEST(TooLarge, DeviceBytesCountEveryBuffer) {
+    using cli::DeviceProblem;
+    using cli::ReferenceSource;
+    // f32 1000 x 2000 x 3000: A 3e6, B 6e6, C0 and C 2e6 each, 4 B each; the GPU reference adds
+    // two doubles per element of C.
+    const cli::Case f32 = case_of(cli::DType::F32, gemmlab::Layout::RowMajor, {1000, 2000, 3000});
+    EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(f32, ReferenceSource::Cpu), 4.0 * (3e6 + 6e6 + 4e6));
+    EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(f32, ReferenceSource::Gpu),
+                     4.0 * (3e6 + 6e6 + 4e6) + 16.0 * 2e6);
+    cli::Case f64 = case_of(cli::DType::F64, gemmlab::Layout::ColMajor, {1000, 2000, 3000});
+    f64.ld_pad = 1; // column-major: ld = rows + 1
+    EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(f64, ReferenceSource::Cpu),
+                     8.0 * (1001.0 * 3000 + 3001.0 * 2000 + 2 * 1001.0 * 2000));
+    // Shapes whose element counts overflow 64-bit integers still get a finite, huge count.
+    const cli::Case huge = case_of(cli::DType::F32, gemmlab::Layout::RowMajor, {int64_t(1) << 40, int64_t(1) << 40, 8});
+    EXPECT_GT(DeviceProblem::device_bytes(huge, ReferenceSource::Gpu), 1e24);
+}
+
+TEST(TooLarge, MessageNamesTheShapeTheBytesAndWhatIsFree) {
+    const cli::Case cs = case_of(cli::DType::F32, gemmlab::Layout::RowMajor, {200000, 200000, 8});
+    const double need = cli::DeviceProblem::device_bytes(cs, cli::ReferenceSource::Gpu);
+    const std::string msg = cli::too_large_message(cs, need, size_t(79) << 30, size_t(80) << 30);
+    EXPECT_EQ(msg.rfind("skipped f32 row nn 200000x200000x8", 0), 0u) << msg;
+    EXPECT_NE(msg.find("needs 894 GiB (960012800000 bytes) of GPU memory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("79.0 GiB of 80.0 GiB free"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(".cu"), std::string::npos) << msg;
+}
+
+} // namespace
