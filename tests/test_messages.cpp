@@ -3,6 +3,7 @@
 // and a shape too large for the GPU is named with the bytes it needs. CPU only.
 
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,15 @@ TEST(TooLarge, DeviceBytesCountEveryBuffer) {
     f64.ld_pad = 1; // column-major: ld = rows + 1
     EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(f64, ReferenceSource::Cpu),
                      8.0 * (1001.0 * 3000 + 3001.0 * 2000 + 2 * 1001.0 * 2000));
+    // The half types: A and B 2 bytes, C 2 bytes (bf16, f16) or 4 (bf16-f32, f16-f32).
+    for (const auto [dt, c_bytes] : {std::pair{cli::DType::BF16, 2.0}, std::pair{cli::DType::F16, 2.0},
+                                     std::pair{cli::DType::BF16_F32, 4.0}, std::pair{cli::DType::F16_F32, 4.0}}) {
+        const cli::Case half = case_of(dt, gemmlab::Layout::RowMajor, {1000, 2000, 3000});
+        EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(half, ReferenceSource::Cpu),
+                         2.0 * (3e6 + 6e6) + c_bytes * 4e6) << cli::to_string(dt);
+        EXPECT_DOUBLE_EQ(DeviceProblem::device_bytes(half, ReferenceSource::Gpu),
+                         2.0 * (3e6 + 6e6) + c_bytes * 4e6 + 16.0 * 2e6) << cli::to_string(dt);
+    }
     // Shapes whose element counts overflow 64-bit integers still get a finite, huge count.
     const cli::Case huge = case_of(cli::DType::F32, gemmlab::Layout::RowMajor, {int64_t(1) << 40, int64_t(1) << 40, 8});
     EXPECT_GT(DeviceProblem::device_bytes(huge, ReferenceSource::Gpu), 1e24);
