@@ -522,6 +522,33 @@ TEST_F(ProbeTensorGpu, RoundingVerdicts) {
     const double exact = r.at("tensor_tf32_products_exact");
     EXPECT_TRUE(exact == 0.0 || exact == 1.0) << exact;
     EXPECT_GE(r.at("tensor_tf32_operand_low_bits"), 0.0) << "an operand result matching no reading";
+    // 16-bit inputs: always measured on mma.sync; on wgmma where its rows ran and its layout check
+    // passed. The PTX ISA states neither their accumulation rounding nor their product
+    // precision, so only the verdicts' form is checked.
+    std::vector<std::string> keys = {"bf16", "fp16"};
+    if (!has_headline(r, "tensor_wgmma_skipped") &&
+        !has_headline(r, "tensor_wgmma_rounding_skipped"))
+        keys.push_back("wgmma_bf16");
+    for (const std::string& k : keys) {
+        const double mode = r.at("tensor_" + k + "_accumulation_rounding");
+        EXPECT_TRUE(mode == std::floor(mode) && mode >= -1.0 && mode <= 4.0) << k << " " << mode;
+        for (const char* flag : {"_sum_rounded_once", "_products_exact"}) {
+            const double v = r.at("tensor_" + k + flag);
+            EXPECT_TRUE(v == 0.0 || v == 1.0) << k << flag << " " << v;
+        }
+        const gp::Table* t = find_table(r, (k == "bf16"   ? "bf16 mma.sync m16n8k16"
+                                            : k == "fp16" ? "fp16 mma.sync m16n8k16"
+                                                          : "wgmma bf16 m64n64k16") +
+                                               std::string(" accumulation"));
+        ASSERT_NE(t, nullptr) << k;
+        ASSERT_EQ(t->rows.size(), tc::kAccumulationCasesK16.size()) << k;
+        // D is an FP32 value within a few u of C = +-1, where FP32's spacing is u or 2u: every
+        // offset is a whole number of u, and a small one (anything else is a misplaced operand).
+        for (const auto& row : t->rows) {
+            EXPECT_EQ(row[3], std::floor(row[3])) << k;
+            EXPECT_LE(std::fabs(row[3]), 64.0) << k;
+        }
+    }
     if (has_headline(r, "tensor_f64_accumulation_rounding")) {
         // PTX ISA: f64 mma multiplies and adds with the precision of fma, rounding to nearest even.
         EXPECT_EQ(r.at("tensor_f64_accumulation_rounding"), double(int(tc::Rounding::NearestEven)));
