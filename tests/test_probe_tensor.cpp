@@ -10,6 +10,7 @@
 #include <memory>
 #include <regex>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,142 @@ TEST(TensorRounding, NamesAndOffsetText) {
     EXPECT_EQ(tc::offset_text(-1, 0.5), "-1 + 0.5u");
 }
 
+TEST(TensorRounding, K16PredictionsForEveryCaseAndMode) {
+    using R = tc::Rounding;
+    struct Want {
+        double nearest_even, nearest_away, toward_zero, down, up;
+    };
+    // Cases 1-6 as for k8; 7: 1 + 16 x 0.5u = 1 + 8u; 8: 1 + 1u + 1u = 1 + 2u, both
+    // representable, so one rounding of the exact sum gives them in every mode.
+    const std::array<Want, 8> want = {{
+        {2, 2, 0, 0, 2},
+        {0, 0, 0, 0, 2},
+        {0, 2, 0, 0, 2},
+        {-2, -2, 0, -2, 0},
+        {0, 0, 0, -2, 0},
+        {0, 0, -1, -1, 0},
+        {8, 8, 8, 8, 8},
+        {2, 2, 2, 2, 2},
+    }};
+    ASSERT_EQ(tc::kAccumulationCasesK16.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        const auto& c = tc::kAccumulationCasesK16[i];
+        SCOPED_TRACE(std::string(c.label));
+        EXPECT_EQ(tc::rounded_offset(c.c_sign, c.exact_u(), R::NearestEven), want[i].nearest_even);
+        EXPECT_EQ(tc::rounded_offset(c.c_sign, c.exact_u(), R::NearestAway), want[i].nearest_away);
+        EXPECT_EQ(tc::rounded_offset(c.c_sign, c.exact_u(), R::TowardZero), want[i].toward_zero);
+        EXPECT_EQ(tc::rounded_offset(c.c_sign, c.exact_u(), R::Down), want[i].down);
+        EXPECT_EQ(tc::rounded_offset(c.c_sign, c.exact_u(), R::Up), want[i].up);
+    }
+    // The verdict reads cases 1-5 of either list, so they must be the same problems.
+    for (int i = 0; i < tc::kSameSignCases; ++i) {
+        const auto& a = tc::kAccumulationCases[size_t(i)];
+        const auto& b = tc::kAccumulationCasesK16[size_t(i)];
+        EXPECT_EQ(a.c_sign, b.c_sign);
+        EXPECT_EQ(a.exact_u(), b.exact_u());
+    }
+}
+
+TEST(TensorRounding, K16CasesIdentifyEachModeAndTheSplitK) {
+    const auto& cases = tc::kAccumulationCasesK16;
+    for (tc::Rounding mode : tc::kRoundings) {
+        std::vector<double> measured;
+        for (const auto& c : cases)
+            measured.push_back(tc::rounded_offset(c.c_sign, c.exact_u(), mode));
+        const auto modes = tc::matching_modes(measured, cases);
+        ASSERT_EQ(modes.size(), 1u) << tc::rounding_name(mode);
+        EXPECT_EQ(modes.front(), mode);
+    }
+    // An m16n8k16 done as two k8 steps with a rounding between them: case 7's halves (4u each)
+    // are representable, so only case 8 (a 1u tie in each half) shows the split, in every mode.
+    const auto& c7 = cases[6];
+    const auto& c8 = cases[7];
+    using R = tc::Rounding;
+    for (R mode : tc::kRoundings) EXPECT_EQ(tc::two_step_offset(c7, mode), 8.0);
+    EXPECT_EQ(tc::two_step_offset(c8, R::NearestEven), 0.0); // 1 + 1u -> 1, twice
+    EXPECT_EQ(tc::two_step_offset(c8, R::TowardZero), 0.0);
+    EXPECT_EQ(tc::two_step_offset(c8, R::Down), 0.0);
+    EXPECT_EQ(tc::two_step_offset(c8, R::NearestAway), 4.0); // 1 + 2u, then 1 + 3u -> 1 + 4u
+    EXPECT_EQ(tc::two_step_offset(c8, R::Up), 4.0);
+    for (R mode : tc::kRoundings) EXPECT_NE(tc::two_step_offset(c8, mode), c8.exact_u());
+    // A single-step case is the same either way.
+    EXPECT_EQ(tc::two_step_offset(cases[0], R::TowardZero), 0.0);
+    EXPECT_EQ(tc::two_step_offset(cases[0], R::NearestEven), 2.0);
+}
+
+TEST(TensorRounding, ProblemsAreExactInEveryInputFormat) {
+    auto check = [](std::span<const tc::AccumulationCase> cases, int p, int k_max, bool half) {
+        for (const auto& c : cases) {
+            SCOPED_TRACE(std::string(c.label) + " p = " + std::to_string(p));
+            const tc::Problem pr = tc::accumulation_problem(c, p);
+            EXPECT_EQ(pr.c, double(c.c_sign));
+            double sum = 0; // every term is a power-of-two multiple well inside double
+            int products = 0;
+            for (int k = 0; k < 16; ++k) {
+                const double a = pr.a[size_t(k)], b = pr.b[size_t(k)];
+                if (a == 0 && b == 0) continue;
+                ++products;
+                EXPECT_LT(k, k_max);
+                sum += a * b;
+                if (half) {
+                    EXPECT_TRUE(tc::bf16_bits(a).exact) << a;
+                    EXPECT_TRUE(tc::bf16_bits(b).exact) << b;
+                    EXPECT_TRUE(tc::fp16_bits(a).exact) << a;
+                    EXPECT_TRUE(tc::fp16_bits(b).exact) << b;
+                    EXPECT_EQ(tc::bf16_value(tc::bf16_bits(a).bits), a);
+                    EXPECT_EQ(tc::fp16_value(tc::fp16_bits(b).bits), b);
+                }
+            }
+            EXPECT_EQ(products, c.products);
+            EXPECT_EQ(sum, c.exact_u() * std::ldexp(1.0, -p));
+        }
+    };
+    check(tc::kAccumulationCases, 24, 8, true);
+    check(tc::kAccumulationCases, 53, 8, false);
+    check(tc::kAccumulationCasesK16, 24, 16, true);
+    // Case 8 has one product in each half of K.
+    const tc::Problem c8 = tc::accumulation_problem(tc::kAccumulationCasesK16[7], 24);
+    EXPECT_NE(c8.a[0], 0.0);
+    EXPECT_NE(c8.a[8], 0.0);
+    EXPECT_EQ(c8.a[1], 0.0);
+}
+
+TEST(TensorRounding, SixteenBitEncodings) {
+    EXPECT_EQ(tc::bf16_bits(1.0).bits, 0x3F80);
+    EXPECT_EQ(tc::bf16_bits(-2.0).bits, 0xC000);
+    EXPECT_EQ(tc::bf16_bits(1.5 * std::ldexp(1.0, -12)).bits, (115 << 7) | 0x40);
+    EXPECT_EQ(tc::bf16_bits(1.0 + std::ldexp(1.0, -7)).bits, 0x3F81);
+    EXPECT_EQ(tc::fp16_bits(1.0).bits, 0x3C00);
+    EXPECT_EQ(tc::fp16_bits(-2.0).bits, 0xC000);
+    EXPECT_EQ(tc::fp16_bits(std::ldexp(1.0, -14)).bits, 0x0400); // smallest normal
+    EXPECT_EQ(tc::fp16_bits(65504.0).bits, 0x7BFF);               // largest finite
+    EXPECT_EQ(tc::fp16_bits(0.0).bits, 0x0000);
+    EXPECT_EQ(tc::fp16_bits(-0.0).bits, 0x8000);
+    EXPECT_TRUE(tc::fp16_bits(0.0).exact);
+    // The widest products' factors: 2 - 2^-7 is 8 ones in bf16, 2 - 2^-10 11 ones in fp16.
+    EXPECT_EQ(tc::bf16_bits(2.0 - std::ldexp(1.0, -7)).bits, 0x3FFF);
+    EXPECT_EQ(tc::fp16_bits(2.0 - std::ldexp(1.0, -10)).bits, 0x3FFF);
+    // What cannot be encoded exactly says so.
+    EXPECT_FALSE(tc::bf16_bits(1.0 + std::ldexp(1.0, -8)).exact);
+    EXPECT_FALSE(tc::fp16_bits(1.0 + std::ldexp(1.0, -11)).exact);
+    EXPECT_FALSE(tc::fp16_bits(std::ldexp(1.0, -15)).exact); // subnormal in fp16
+    EXPECT_FALSE(tc::fp16_bits(65536.0).exact);
+    EXPECT_FALSE(tc::bf16_bits(std::ldexp(1.0, 128)).exact);
+    EXPECT_TRUE(tc::bf16_bits(std::ldexp(1.0, -126)).exact);
+    EXPECT_FALSE(tc::bf16_bits(std::ldexp(1.0, -127)).exact);
+    // Decoding inverts encoding.
+    for (double x : {1.0, -3.5, 0.1875, std::ldexp(1.0, -14), 1.0 + std::ldexp(1.0, -10)})
+        EXPECT_EQ(tc::fp16_value(tc::fp16_bits(x).bits), x) << x;
+    for (double x : {1.0, -3.5, std::ldexp(1.5, -100), std::ldexp(1.0, 100)})
+        EXPECT_EQ(tc::bf16_value(tc::bf16_bits(x).bits), x) << x;
+    // The product cases are exact in FP32: 16 and 22 significant bits.
+    const double qb = 2.0 - std::ldexp(1.0, -7), qh = 2.0 - std::ldexp(1.0, -10);
+    EXPECT_EQ(double(float(qb * qb)), qb * qb);
+    EXPECT_EQ(double(float(qh * qh)), qh * qh);
+    EXPECT_EQ(qb * qb, 4.0 - std::ldexp(1.0, -5) + std::ldexp(1.0, -14));
+    EXPECT_EQ(qh * qh, 4.0 - std::ldexp(1.0, -8) + std::ldexp(1.0, -20));
+}
+
 // ---------------------------------------------------------------- layouts (CPU)
 
 TEST(TensorLayout, Mma16x8x8FragmentsCoverEachElementOnce) {
@@ -118,6 +255,38 @@ TEST(TensorLayout, Mma16x8x8FragmentsCoverEachElementOnce) {
     // The element the rounding cases read, D(0, 0), is lane 0's first accumulator.
     EXPECT_EQ(l::c(0, 0).row, 0);
     EXPECT_EQ(l::c(0, 0).col, 0);
+}
+
+TEST(TensorLayout, Mma16x8x16HalfFragmentsCoverEachElementOnce) {
+    namespace l = tc::m16n8k16;
+    std::set<std::pair<int, int>> a, b, c;
+    for (int lane = 0; lane < 32; ++lane)
+        for (int e = 0; e < l::kElems; ++e) {
+            for (int i = 0; i < l::kA; ++i) a.insert({l::a(lane, i, e).row, l::a(lane, i, e).col});
+            for (int i = 0; i < l::kB; ++i) b.insert({l::b(lane, i, e).row, l::b(lane, i, e).col});
+        }
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < l::kC; ++i) c.insert({l::c(lane, i).row, l::c(lane, i).col});
+    EXPECT_EQ(a.size(), 16u * 16u);
+    EXPECT_EQ(b.size(), 16u * 8u);
+    EXPECT_EQ(c.size(), 16u * 8u);
+    for (auto [r, k] : a) EXPECT_TRUE(r >= 0 && r < 16 && k >= 0 && k < 16);
+    for (auto [k, n] : b) EXPECT_TRUE(k >= 0 && k < 16 && n >= 0 && n < 8);
+    // PTX ISA figure: lane 5 (group 1, thread 1): a6/a7 (register 3) are A(9, 10) and A(9, 11);
+    // b2 (register 1, low half) is B(10, 1).
+    EXPECT_EQ(l::a(5, 3, 0).row, 9);
+    EXPECT_EQ(l::a(5, 3, 0).col, 10);
+    EXPECT_EQ(l::a(5, 3, 1).col, 11);
+    EXPECT_EQ(l::a(5, 2, 0).row, 1);
+    EXPECT_EQ(l::b(5, 1, 0).row, 10);
+    EXPECT_EQ(l::b(5, 1, 0).col, 1);
+    // Row 0 of A (what the rounding cases fill) is spread over lanes 0-3, k 0-15.
+    std::set<int> row0;
+    for (int lane = 0; lane < 4; ++lane)
+        for (int i = 0; i < l::kA; ++i)
+            for (int e = 0; e < 2; ++e)
+                if (l::a(lane, i, e).row == 0) row0.insert(l::a(lane, i, e).col);
+    EXPECT_EQ(row0.size(), 16u);
 }
 
 TEST(TensorLayout, WgmmaAccumulatorCoversTheTileOnce) {
@@ -353,6 +522,33 @@ TEST_F(ProbeTensorGpu, RoundingVerdicts) {
     const double exact = r.at("tensor_tf32_products_exact");
     EXPECT_TRUE(exact == 0.0 || exact == 1.0) << exact;
     EXPECT_GE(r.at("tensor_tf32_operand_low_bits"), 0.0) << "an operand result matching no reading";
+    // 16-bit inputs: always measured on mma.sync; on wgmma where its rows ran and its layout check
+    // passed. The PTX ISA states neither their accumulation rounding nor their product
+    // precision, so only the verdicts' form is checked.
+    std::vector<std::string> keys = {"bf16", "fp16"};
+    if (!has_headline(r, "tensor_wgmma_skipped") &&
+        !has_headline(r, "tensor_wgmma_rounding_skipped"))
+        keys.push_back("wgmma_bf16");
+    for (const std::string& k : keys) {
+        const double mode = r.at("tensor_" + k + "_accumulation_rounding");
+        EXPECT_TRUE(mode == std::floor(mode) && mode >= -1.0 && mode <= 4.0) << k << " " << mode;
+        for (const char* flag : {"_sum_rounded_once", "_products_exact"}) {
+            const double v = r.at("tensor_" + k + flag);
+            EXPECT_TRUE(v == 0.0 || v == 1.0) << k << flag << " " << v;
+        }
+        const gp::Table* t = find_table(r, (k == "bf16"   ? "bf16 mma.sync m16n8k16"
+                                            : k == "fp16" ? "fp16 mma.sync m16n8k16"
+                                                          : "wgmma bf16 m64n64k16") +
+                                               std::string(" accumulation"));
+        ASSERT_NE(t, nullptr) << k;
+        ASSERT_EQ(t->rows.size(), tc::kAccumulationCasesK16.size()) << k;
+        // D is an FP32 value within a few u of C = +-1, where FP32's spacing is u or 2u: every
+        // offset is a whole number of u, and a small one (anything else is a misplaced operand).
+        for (const auto& row : t->rows) {
+            EXPECT_EQ(row[3], std::floor(row[3])) << k;
+            EXPECT_LE(std::fabs(row[3]), 64.0) << k;
+        }
+    }
     if (has_headline(r, "tensor_f64_accumulation_rounding")) {
         // PTX ISA: f64 mma multiplies and adds with the precision of fma, rounding to nearest even.
         EXPECT_EQ(r.at("tensor_f64_accumulation_rounding"), double(int(tc::Rounding::NearestEven)));

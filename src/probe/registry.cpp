@@ -43,7 +43,8 @@ const ProbeInfo kProbes[] = {
      run_batchnorm},
     {"bandwidth", "-", "What are the DRAM, L2 and shared-memory bandwidth ceilings?", run_bandwidth},
     {"tensor", "-",
-     "What FLOP/clk per SM and latency do mma.sync and wgmma reach, and how do tf32 and f64 mma round?",
+     "What FLOP/clk per SM and latency do mma.sync and wgmma reach, and how do tf32, f64, bf16 "
+     "and fp16 mma and bf16 wgmma round?",
      run_tensor},
 };
 

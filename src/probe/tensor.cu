@@ -4,9 +4,10 @@
 // f64 shapes (m8n8k4 and Hopper's m16n8k4/k8/k16), tf32 m16n8k8 and bf16/fp16 m16n8k16 (f32
 // accumulators), and through Hopper's warpgroup wgmma (bf16 m64nNk16, A and B from shared
 // memory)? What is one mma's latency, so how many must be in flight? How many times the
-// CUDA-core FMA peak is that? And for error analysis: how does the tf32 mma round its FP32
-// accumulation (round to nearest or truncate), are tf32 products exact, what does it do with the
-// low bits of an FP32 operand, and does the f64 mma round like IEEE fma?
+// CUDA-core FMA peak is that? And for error analysis: how do the tf32, bf16 and fp16 mma and bf16
+// wgmma round their FP32 accumulation (round to nearest or truncate, once per instruction or
+// more), are their products exact, what does tf32 do with the low bits of an FP32 operand, and
+// does the f64 mma round like IEEE fma?
 //
 // Method:
 //  - mma.sync throughput: one block per SM (each block asks for more than half an SM's shared
@@ -34,6 +35,13 @@
 //    1 + 2^-11 + 2^-12 passed as an FP32 operand (the result shows whether the 13 bits below
 //    tf32 are truncated, rounded or used); f64 -1 + (1 + 2^-30)(1 - 2^-30), which is -2^-60
 //    only if the product is not rounded before the addition (fused, like fma).
+//    16-bit inputs with FP32 accumulators (docs/precision.md's BF16/FP16 bound assumes one
+//    rounding per instruction): the same cases on bf16 and fp16 mma.sync m16n8k16 and on bf16
+//    wgmma m64n64k16 (problem k on row k of A, column k of B and C(k, k), the descriptors the
+//    layout check validated), with case 7 widened to 16 products of 0.5u and a case 8 that puts
+//    1u at k = 0 and 1u at k = 8 (1 + 2u only if both halves of K are summed before rounding);
+//    the factors are exact in bf16 and fp16 alike. Plus (2 - 2^-7)^2 (bf16, 16 bits) and
+//    (2 - 2^-10)^2 (fp16, 22 bits) with C = 0: exact in FP32 if the products are.
 //
 // Keeping the work: every operand is a random non-zero normal number (zeros and constants make
 // tensor cores draw less power and can look faster), the mma and wgmma are asm volatile, and
@@ -52,9 +60,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -220,6 +232,9 @@ struct MmaBf16m16n8k16 {
     using CReg = float;
     static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
                   "m16n8k16 bf16: 4 A and 2 B registers of two bf16, 4 f32 C values per lane");
+    static_assert(kA == tc::m16n8k16::kA && kB == tc::m16n8k16::kB && kC == tc::m16n8k16::kC &&
+                      kElems == tc::m16n8k16::kElems,
+                  "the host-side layout in tensor.hpp must describe these fragments");
     __device__ static void mma(float (&d)[kC], const uint32_t (&a)[kA], const uint32_t (&b)[kB]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
         __trap();
@@ -242,6 +257,9 @@ struct MmaF16m16n8k16 {
     using CReg = float;
     static_assert(covers(M, K, kA, kElems) && covers(K, N, kB, kElems) && covers(M, N, kC, 1),
                   "m16n8k16 fp16: 4 A and 2 B registers of two fp16, 4 f32 C values per lane");
+    static_assert(kA == tc::m16n8k16::kA && kB == tc::m16n8k16::kB && kC == tc::m16n8k16::kC &&
+                      kElems == tc::m16n8k16::kElems,
+                  "the host-side layout in tensor.hpp must describe these fragments");
     __device__ static void mma(float (&d)[kC], const uint32_t (&a)[kA], const uint32_t (&b)[kB]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
         __trap();
@@ -530,11 +548,13 @@ __global__ void __launch_bounds__(256, 1)
 #endif
 }
 
-/// One warpgroup, one wgmma D = A * B (no accumulate) of warpgroup 0's A and B; thread t writes
-/// its register r to d[t * N/2 + r] (the host maps it with tensor::wgmma_d).
+/// One warpgroup, one wgmma of warpgroup 0's A and B: D = A * B (no accumulate) when c is null,
+/// else D = A * B + C with thread t's register r of C read from c[t * N/2 + r]; thread t writes
+/// its register r of D to d[t * N/2 + r] (the host maps both with tensor::wgmma_d).
 template <int N>
 __global__ void __launch_bounds__(128)
-    wgmma_check_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, float* d) {
+    wgmma_once_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, const float* c,
+                      float* d) {
 #ifdef GEMMLAB_TENSOR_WGMMA
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t base = stage_image(smem, image, image_bytes);
@@ -542,9 +562,9 @@ __global__ void __launch_bounds__(128)
     const uint64_t desc_b = desc_strides | tc::wgmma_descriptor(base + kBOffset, 0, 0);
     float acc[N / 2];
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) acc[i] = 0.0f;
+    for (int i = 0; i < N / 2; ++i) acc[i] = c ? c[threadIdx.x * (N / 2) + i] : 0.0f;
     wgmma_fence();
-    wgmma_bf16<N>(acc, desc_a, desc_b, 0);
+    wgmma_bf16<N>(acc, desc_a, desc_b, c ? 1 : 0);
     wgmma_commit();
     wgmma_wait<0>();
     pin_after_wait(acc);
@@ -767,15 +787,24 @@ WgmmaImage make_image(int n, Value value) {
     return img;
 }
 
-uint16_t bf16_bits(float x) { // exact for the small integers and bf16 values used here
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    return uint16_t(u >> 16);
+/// The bf16 pattern of x, which must be exactly a bf16 (the probe builds its operands so).
+uint16_t exact_bf16(double x) {
+    const tc::Bits16 b = tc::bf16_bits(x);
+    if (!b.exact) throw std::logic_error("tensor: an operand is not exactly a bf16");
+    return b.bits;
+}
+
+/// The fp16 pattern of x, which must be exactly an fp16.
+uint16_t exact_fp16(double x) {
+    const tc::Bits16 b = tc::fp16_bits(x);
+    if (!b.exact) throw std::logic_error("tensor: an operand is not exactly an fp16");
+    return b.bits;
 }
 
 struct WgmmaRow {
     int n = 0;
     bool checked = false;    // D matched the host product
+    uint64_t strides = 0;    // the descriptor strides it matched with
     std::string layout_note; // which descriptor strides passed
     double best_rate = 0;
     int best_warpgroups = 0;
@@ -791,15 +820,15 @@ bool wgmma_check(uint64_t strides, std::mt19937& rng) {
     for (auto& v : av) v = float(small(rng));
     for (auto& v : bv) v = float(small(rng));
     const WgmmaImage img = make_image(N, [&](int op, int row, int k) {
-        return op == 0   ? bf16_bits(av[size_t(row * 16 + k)])
-               : op == 2 ? bf16_bits(bv[size_t(row * 16 + k)])
+        return op == 0   ? exact_bf16(av[size_t(row * 16 + k)])
+               : op == 2 ? exact_bf16(bv[size_t(row * 16 + k)])
                          : uint16_t(0);
     });
     DeviceBuffer<uint16_t> dimg(img.bits.size());
     dimg.copy_from_host(img.bits.data(), img.bits.size());
     DeviceBuffer<float> d(size_t(128) * (N / 2));
-    wgmma_check_kernel<N><<<1, 128, size_t(img.bytes())>>>(
-        reinterpret_cast<const uint4*>(dimg.get()), img.bytes(), strides, d.get());
+    wgmma_once_kernel<N><<<1, 128, size_t(img.bytes())>>>(
+        reinterpret_cast<const uint4*>(dimg.get()), img.bytes(), strides, nullptr, d.get());
     GEMMLAB_CHECK_LAUNCH();
     std::vector<float> h(size_t(128) * (N / 2));
     d.copy_to_host(h.data(), h.size());
@@ -835,6 +864,7 @@ WgmmaRow measure_wgmma(const Context& ctx, std::mt19937& rng, Table& table, Tabl
     } else {
         row.layout_note = "D differs from the host product with either stride reading";
     }
+    row.strides = strides;
 
     std::vector<uint32_t> random(kPool);
     for (auto& v : random) v = random_bits(Format::Bf16, rng);
@@ -892,116 +922,175 @@ WgmmaRow measure_wgmma(const Context& ctx, std::mt19937& rng, Table& table, Tabl
 
 // ---- rounding
 
-/// The register images of `cases` single-mma problems on m16n8k8 (tf32 or f64): problem k has
-/// A(0, j) = a[k][j], B(j, 0) = b[k][j], C(0, 0) = c[k], every other element 0.
+/// Which element of A, B and C/D register `reg` (element `e` of it) of `lane` holds, for the two
+/// shapes the rounding cases run on: m16n8k8 (tf32, f64: one element per register) and m16n8k16
+/// (bf16, fp16: two).
 template <class Op>
-struct CaseImages {
-    std::vector<typename Op::AReg> a;
-    std::vector<typename Op::BReg> b;
-    std::vector<typename Op::CReg> c;
+struct CaseLayout {
+    static_assert(Op::M == 16 && Op::N == 8 && (Op::K == 8 || Op::K == 16),
+                  "the rounding cases run on m16n8k8 and m16n8k16 only");
+    static tc::Coord a(int lane, int reg, int e) {
+        if constexpr (Op::K == 8)
+            return tc::m16n8k8::a(lane, reg);
+        else
+            return tc::m16n8k16::a(lane, reg, e);
+    }
+    static tc::Coord b(int lane, int reg, int e) {
+        if constexpr (Op::K == 8)
+            return tc::m16n8k8::b(lane, reg);
+        else
+            return tc::m16n8k16::b(lane, reg, e);
+    }
+    static tc::Coord c(int lane, int reg) { return tc::m16n8k8::c(lane, reg); }
 };
 
-template <class T>
-T as_register(double v) {
-    if constexpr (std::is_same_v<T, uint32_t>) { // tf32: the FP32 bit pattern
-        const float f = float(v);
+/// One operand register of Op holding the values v[0 .. kElems): a double (f64), an FP32 bit
+/// pattern (tf32: the mma reads its top 19 bits, and the operand case passes more on purpose), or
+/// two exact bf16/fp16, v[0] in the low half.
+template <class Op, class Reg>
+Reg encode_register(const std::array<double, 2>& v) {
+    if constexpr (Op::kFormat == Format::F64) {
+        return v[0];
+    } else if constexpr (Op::kFormat == Format::Tf32) {
+        const float f = float(v[0]);
         uint32_t u;
         std::memcpy(&u, &f, 4);
         return u;
     } else {
-        return T(v);
+        auto bits = Op::kFormat == Format::Bf16 ? exact_bf16 : exact_fp16;
+        return uint32_t(bits(v[0])) | uint32_t(bits(v[1])) << 16;
     }
 }
 
-/// D(0, 0) of each problem; problem k is (c[k], products a[k][j] * b[k][j], j < 8).
+/// D(0, 0) of each problem, one mma per problem: A(0, k) = a[k], B(k, 0) = b[k], C(0, 0) = c,
+/// every other element 0.
 template <class Op>
-std::vector<double> run_cases(const std::vector<double>& c,
-                              const std::vector<std::array<double, 8>>& a,
-                              const std::vector<std::array<double, 8>>& b) {
-    namespace lay = tc::m16n8k8;
-    const int cases = int(c.size());
-    CaseImages<Op> img;
-    img.a.assign(size_t(cases) * 32 * Op::kA, as_register<typename Op::AReg>(0.0));
-    img.b.assign(size_t(cases) * 32 * Op::kB, as_register<typename Op::BReg>(0.0));
-    img.c.assign(size_t(cases) * 32 * Op::kC, typename Op::CReg(0));
-    for (int k = 0; k < cases; ++k)
+std::vector<double> run_cases(const std::vector<tc::Problem>& problems) {
+    using L = CaseLayout<Op>;
+    using AReg = typename Op::AReg;
+    using BReg = typename Op::BReg;
+    using CReg = typename Op::CReg;
+    const int cases = int(problems.size());
+    std::vector<AReg> a(size_t(cases) * 32 * Op::kA);
+    std::vector<BReg> b(size_t(cases) * 32 * Op::kB);
+    std::vector<CReg> c(size_t(cases) * 32 * Op::kC, CReg(0));
+    for (int k = 0; k < cases; ++k) {
+        const tc::Problem& pr = problems[size_t(k)];
         for (int lane = 0; lane < 32; ++lane) {
             const size_t base = size_t(k * 32 + lane);
             for (int i = 0; i < Op::kA; ++i) {
-                const tc::Coord at = lay::a(lane, i);
-                if (at.row == 0)
-                    img.a[base * Op::kA + i] =
-                        as_register<typename Op::AReg>(a[size_t(k)][size_t(at.col)]);
+                std::array<double, 2> v{};
+                for (int e = 0; e < Op::kElems; ++e) {
+                    const tc::Coord at = L::a(lane, i, e);
+                    v[size_t(e)] = at.row == 0 ? pr.a[size_t(at.col)] : 0.0;
+                }
+                a[base * Op::kA + size_t(i)] = encode_register<Op, AReg>(v);
             }
             for (int i = 0; i < Op::kB; ++i) {
-                const tc::Coord at = lay::b(lane, i);
-                if (at.col == 0)
-                    img.b[base * Op::kB + i] =
-                        as_register<typename Op::BReg>(b[size_t(k)][size_t(at.row)]);
+                std::array<double, 2> v{};
+                for (int e = 0; e < Op::kElems; ++e) {
+                    const tc::Coord at = L::b(lane, i, e);
+                    v[size_t(e)] = at.col == 0 ? pr.b[size_t(at.row)] : 0.0;
+                }
+                b[base * Op::kB + size_t(i)] = encode_register<Op, BReg>(v);
             }
             for (int i = 0; i < Op::kC; ++i) {
-                const tc::Coord at = lay::c(lane, i);
-                if (at.row == 0 && at.col == 0)
-                    img.c[base * Op::kC + i] = typename Op::CReg(c[size_t(k)]);
+                const tc::Coord at = L::c(lane, i);
+                if (at.row == 0 && at.col == 0) c[base * Op::kC + size_t(i)] = CReg(pr.c);
             }
         }
-    DeviceBuffer<typename Op::AReg> da(img.a.size());
-    DeviceBuffer<typename Op::BReg> db(img.b.size());
-    DeviceBuffer<typename Op::CReg> dc(img.c.size()), dd(img.c.size());
-    da.copy_from_host(img.a.data(), img.a.size());
-    db.copy_from_host(img.b.data(), img.b.size());
-    dc.copy_from_host(img.c.data(), img.c.size());
+    }
+    DeviceBuffer<AReg> da(a.size());
+    DeviceBuffer<BReg> db(b.size());
+    DeviceBuffer<CReg> dc(c.size()), dd(c.size());
+    da.copy_from_host(a.data(), a.size());
+    db.copy_from_host(b.data(), b.size());
+    dc.copy_from_host(c.data(), c.size());
     mma_cases_kernel<Op><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get(), cases);
     GEMMLAB_CHECK_LAUNCH();
-    std::vector<typename Op::CReg> h(img.c.size());
+    std::vector<CReg> h(c.size());
     dd.copy_to_host(h.data(), h.size());
     std::vector<double> out;
     for (int k = 0; k < cases; ++k)
         for (int lane = 0; lane < 32; ++lane)
             for (int i = 0; i < Op::kC; ++i)
-                if (lay::c(lane, i).row == 0 && lay::c(lane, i).col == 0)
+                if (L::c(lane, i).row == 0 && L::c(lane, i).col == 0)
                     out.push_back(double(h[size_t((k * 32 + lane) * Op::kC + i)]));
+    return out;
+}
+
+/// D(k, k) of problem k < 64 through one wgmma bf16 m64n64k16 accumulating onto C: problem k is
+/// row k of A, column k of B and C(k, k); the rest of A, B and C is 0. `strides` are the
+/// descriptor strides the layout check validated.
+std::vector<double> run_wgmma_cases(uint64_t strides, const std::vector<tc::Problem>& problems) {
+    constexpr int N = 64;
+    const int cases = int(problems.size());
+    if (cases > N) throw std::logic_error("tensor: more wgmma rounding problems than columns");
+    const WgmmaImage img = make_image(N, [&](int op, int row, int k) {
+        if (op == 1 || row >= cases) return uint16_t(0);
+        const tc::Problem& pr = problems[size_t(row)];
+        return exact_bf16(op == 0 ? pr.a[size_t(k)] : pr.b[size_t(k)]);
+    });
+    std::vector<float> c(size_t(128) * (N / 2), 0.0f);
+    for (int t = 0; t < 128; ++t)
+        for (int reg = 0; reg < N / 2; ++reg) {
+            const tc::Coord at = tc::wgmma_d(t, reg);
+            if (at.row == at.col && at.row < cases)
+                c[size_t(t * (N / 2) + reg)] = float(problems[size_t(at.row)].c);
+        }
+    DeviceBuffer<uint16_t> dimg(img.bits.size());
+    dimg.copy_from_host(img.bits.data(), img.bits.size());
+    DeviceBuffer<float> dc(c.size()), dd(c.size());
+    dc.copy_from_host(c.data(), c.size());
+    wgmma_once_kernel<N><<<1, 128, size_t(img.bytes())>>>(
+        reinterpret_cast<const uint4*>(dimg.get()), img.bytes(), strides, dc.get(), dd.get());
+    GEMMLAB_CHECK_LAUNCH();
+    std::vector<float> h(c.size());
+    dd.copy_to_host(h.data(), h.size());
+    std::vector<double> out(size_t(cases), 0.0);
+    for (int t = 0; t < 128; ++t)
+        for (int reg = 0; reg < N / 2; ++reg) {
+            const tc::Coord at = tc::wgmma_d(t, reg);
+            if (at.row == at.col && at.row < cases)
+                out[size_t(at.row)] = double(h[size_t(t * (N / 2) + reg)]);
+        }
+    return out;
+}
+
+/// One list of accumulation cases and the title that names them.
+struct CaseList {
+    std::span<const tc::AccumulationCase> cases;
+    std::string_view title;
+};
+const CaseList kCasesK8 = {tc::kAccumulationCases, tc::kAccumulationCasesTitle};
+const CaseList kCasesK16 = {tc::kAccumulationCasesK16, tc::kAccumulationCasesK16Title};
+
+/// The accumulation problems of `list` for u = 2^-p, then `extra` after them.
+std::vector<tc::Problem> rounding_problems(int p, const CaseList& list,
+                                           const std::vector<tc::Problem>& extra) {
+    std::vector<tc::Problem> out;
+    for (const auto& cs : list.cases) out.push_back(tc::accumulation_problem(cs, p));
+    out.insert(out.end(), extra.begin(), extra.end());
     return out;
 }
 
 struct RoundingResult {
     Table accumulation, operands;
-    std::vector<double> measured_u; // per kAccumulationCases entry
+    std::span<const tc::AccumulationCase> cases;
+    std::vector<double> measured_u; // per case
     std::vector<tc::Rounding> modes;
-    std::vector<double> extra; // measured values of the operand/product cases
+    std::vector<double> extra; // measured values of the operand/product problems
 };
 
-/// Runs the accumulation cases (and `extra` problems after them) for one precision: u = 2^-p,
-/// each product built as (product_u 2^-h) * 2^-(p - h) so that both factors are exact.
-template <class Op>
-RoundingResult measure_rounding(int p, const char* name, const std::vector<double>& extra_c,
-                                const std::vector<std::array<double, 8>>& extra_a,
-                                const std::vector<std::array<double, 8>>& extra_b) {
-    const int h = p / 2;
+/// The accumulation table and verdict from `d`, the D of rounding_problems(p, list, ...) in order.
+RoundingResult tabulate_rounding(int p, const std::string& name, const CaseList& list,
+                                 const std::vector<double>& d) {
     const double u = std::ldexp(1.0, -p);
-    std::vector<double> c;
-    std::vector<std::array<double, 8>> a, b;
-    for (const auto& cs : tc::kAccumulationCases) {
-        std::array<double, 8> ra{}, rb{};
-        for (int j = 0; j < cs.products; ++j) {
-            ra[size_t(j)] = cs.product_u * std::ldexp(1.0, -h);
-            rb[size_t(j)] = std::ldexp(1.0, -(p - h));
-        }
-        c.push_back(cs.c_sign);
-        a.push_back(ra);
-        b.push_back(rb);
-    }
-    c.insert(c.end(), extra_c.begin(), extra_c.end());
-    a.insert(a.end(), extra_a.begin(), extra_a.end());
-    b.insert(b.end(), extra_b.begin(), extra_b.end());
-    const std::vector<double> d = run_cases<Op>(c, a, b);
-
     RoundingResult r;
-    r.accumulation.title = std::string(name) +
+    r.cases = list.cases;
+    r.accumulation.title = name +
                            " accumulation: D = C + products, offsets from C in units of u = 2^-" +
-                           std::to_string(p) +
-                           " (cases: 1) 1 + 1.5u, 2) 1 + 0.5u, 3) 1 + 1u tie, 4) -1 - 1.5u, "
-                           "5) -1 - 0.5u, 6) 1 - 0.25u, 7) 1 + 8 x 0.5u)";
+                           std::to_string(p) + " (cases: " + std::string(list.title) + ")";
     r.accumulation.columns = {"case",
                               "C",
                               "exact",
@@ -1012,8 +1101,8 @@ RoundingResult measure_rounding(int p, const char* name, const std::vector<doubl
                               "down",
                               "up"};
     r.accumulation.units = {"", "", "u", "u", "u", "u", "u", "u", "u"};
-    for (size_t i = 0; i < tc::kAccumulationCases.size(); ++i) {
-        const auto& cs = tc::kAccumulationCases[i];
+    for (size_t i = 0; i < list.cases.size(); ++i) {
+        const auto& cs = list.cases[i];
         const double measured = (d[i] - cs.c_sign) / u; // exact: d lies within a factor 2 of C
         r.measured_u.push_back(measured);
         std::vector<double> row = {double(i + 1), double(cs.c_sign), cs.exact_u(), measured};
@@ -1021,9 +1110,26 @@ RoundingResult measure_rounding(int p, const char* name, const std::vector<doubl
             row.push_back(tc::rounded_offset(cs.c_sign, cs.exact_u(), mode));
         r.accumulation.rows.push_back(std::move(row));
     }
-    r.modes = tc::matching_modes(r.measured_u);
-    r.extra.assign(d.begin() + std::ptrdiff_t(tc::kAccumulationCases.size()), d.end());
+    r.modes = tc::matching_modes(r.measured_u, list.cases);
+    r.extra.assign(d.begin() + std::ptrdiff_t(list.cases.size()), d.end());
     return r;
+}
+
+/// Runs the accumulation cases of `list` (and `extra` problems after them) on one mma.sync
+/// shape, for an accumulator of u = 2^-p.
+template <class Op>
+RoundingResult measure_rounding(int p, const std::string& name, const CaseList& list,
+                                const std::vector<tc::Problem>& extra) {
+    return tabulate_rounding(p, name, list, run_cases<Op>(rounding_problems(p, list, extra)));
+}
+
+/// A problem with C = c and products a[j] * b[j], j < 16.
+tc::Problem problem(double c, std::initializer_list<double> a, std::initializer_list<double> b) {
+    tc::Problem out;
+    out.c = c;
+    std::copy(a.begin(), a.end(), out.a.begin());
+    std::copy(b.begin(), b.end(), out.b.begin());
+    return out;
 }
 
 std::string mode_list(const std::vector<tc::Rounding>& modes) {
@@ -1039,17 +1145,26 @@ std::string mode_list(const std::vector<tc::Rounding>& modes) {
 std::string cases_text(const RoundingResult& r, size_t from, size_t to) {
     std::string s;
     for (size_t i = from; i < to && i < r.measured_u.size(); ++i) {
-        const auto& cs = tc::kAccumulationCases[i];
+        const auto& cs = r.cases[i];
         s += (i > from ? ", " : "") + std::string(cs.label) + " -> " +
              tc::offset_text(cs.c_sign, r.measured_u[i]);
     }
     return s;
 }
 
-/// The verdict on cases 6 and 7, in words, against the mode the same-sign cases showed.
+/// Cases 7 and (where the list has it) 8 came back exact: C and all the products of one mma are
+/// rounded once.
+bool sum_rounded_once(const RoundingResult& r) {
+    bool once = true;
+    for (size_t i = 6; i < r.cases.size() && i < r.measured_u.size(); ++i)
+        once = once && r.measured_u[i] == r.cases[i].exact_u();
+    return once;
+}
+
+/// The verdict on cases 6, 7 and (k16 lists) 8, in words, against the mode cases 1-5 showed.
 std::string subtraction_and_sum_text(const RoundingResult& r) {
-    const auto& c6 = tc::kAccumulationCases[5];
-    const auto& c7 = tc::kAccumulationCases[6];
+    const auto& c6 = r.cases[5];
+    const auto& c7 = r.cases[6];
     const double m6 = r.measured_u[5], m7 = r.measured_u[6];
     std::string s = std::string(c6.label) + " -> " + tc::offset_text(c6.c_sign, m6);
     if (r.modes.size() == 1) {
@@ -1065,14 +1180,66 @@ std::string subtraction_and_sum_text(const RoundingResult& r) {
             s += " (that mode would give " + tc::offset_text(c6.c_sign, want) +
                  " for the exact value)";
     }
+    const std::string count = c7.products == 8    ? "eight"
+                              : c7.products == 16 ? "sixteen"
+                                                  : std::to_string(c7.products);
     s += "; " + std::string(c7.label) + " -> " + tc::offset_text(c7.c_sign, m7);
-    s += m7 == c7.exact_u() ? " (the eight products are summed before one rounding)"
-                            : " (the products are not summed exactly before rounding)";
+    s += m7 == c7.exact_u() ? " (the " + count + " products are summed before one rounding)"
+                            : std::string(" (the products are not summed exactly before rounding)");
+    if (r.cases.size() > 7 && r.measured_u.size() > 7) {
+        const auto& c8 = r.cases[7];
+        const double m8 = r.measured_u[7];
+        s += "; " + std::string(c8.label) + " -> " + tc::offset_text(c8.c_sign, m8);
+        if (m8 == c8.exact_u())
+            s += " (the two halves of K are summed before one rounding)";
+        else if (r.modes.size() == 1 && m8 == tc::two_step_offset(c8, r.modes.front()))
+            s += " (C + the products of k 0-7 is rounded before those of k 8-15 are added: two "
+                 "roundings per instruction)";
+        else
+            s += " (neither one rounding of the whole sum, " +
+                 tc::offset_text(c8.c_sign, c8.exact_u()) + ", nor one per half of K)";
+    }
     return s;
 }
 
 int mode_code(const std::vector<tc::Rounding>& modes) {
     return modes.size() == 1 ? int(modes.front()) : -1;
+}
+
+/// Headlines and tables of one 16-bit-input instruction's rounding cases (kCasesK16 and, after
+/// them, one product problem q^2 with C = 0). `key` names the metrics (tensor_<key>_...), `name`
+/// the instruction, `format` its input type; `q_text` and `exact_text` spell q and q^2.
+void report_half_rounding(Result& out, RoundingResult&& h, const std::string& key,
+                          const std::string& name, const std::string& format, double q,
+                          const std::string& q_text, const std::string& exact_text) {
+    const double exact = q * q, measured = h.extra.at(0);
+    h.operands.title = name + ": product case (1: (" + q_text +
+                       ")^2, C = 0; expected = the exact value " + exact_text + ")";
+    h.operands.columns = {"case", "expected", "measured", "measured - expected"};
+    h.operands.units = {"", "", "", ""};
+    h.operands.rows.push_back({1, exact, measured, measured - exact});
+    const bool once = sum_rounded_once(h);
+    out.headlines.push_back({"tensor_" + key + "_accumulation_rounding",
+                             double(mode_code(h.modes)), "mode",
+                             name + " accumulation into FP32: " + mode_list(h.modes) +
+                                 " (u = 2^-24: " + cases_text(h, 0, tc::kSameSignCases) + "); " +
+                                 subtraction_and_sum_text(h)});
+    out.headlines.push_back(
+        {"tensor_" + key + "_sum_rounded_once", once ? 1.0 : 0.0, "bool",
+         name + ": " +
+             (once ? std::string("C and the 16 products of one instruction are rounded once "
+                                 "(cases 7 and 8 exact)")
+                   : std::string("C and the 16 products of one instruction are NOT rounded "
+                                 "once (case 7 or 8 inexact)"))});
+    out.headlines.push_back(
+        {"tensor_" + key + "_products_exact", measured == exact ? 1.0 : 0.0, "bool",
+         format + " products (" + name + "): " +
+             (measured == exact ? "exact ((" + q_text + ")^2 = " + exact_text + " comes back whole)"
+                                : "NOT exact ((" + q_text + ")^2 came back as " +
+                                      kit::num(measured, 9) + ", exact " + kit::num(exact, 9) +
+                                      ")")});
+    out.tables.push_back(std::move(h.accumulation));
+    out.tables.push_back(std::move(h.operands));
 }
 
 std::string ratio_text(double x) { return kit::num(x, x >= 10 ? 0 : 1) + "x"; }
@@ -1166,7 +1333,10 @@ Result run_tensor(Context& ctx) {
                  std::to_string(code.arch / 10)});
 
     // ---- wgmma
-    if (ctx.cc_major == 9 && ctx.cc_minor == 0 && code.wgmma) {
+    const bool wgmma = ctx.cc_major == 9 && ctx.cc_minor == 0 && code.wgmma;
+    bool wgmma_checked = false;  // the m64n64k16 layout check passed (the rounding cases need it)
+    uint64_t wgmma_strides = 0; // with these descriptor strides
+    if (wgmma) {
         Table wt, wl;
         wt.title = "wgmma bf16 m64nNk16 (f32 accumulators, A and B from shared memory) throughput, "
                    "one block per SM";
@@ -1186,6 +1356,8 @@ Result run_tensor(Context& ctx) {
         rows.push_back(measure_wgmma<64>(ctx, rng, wt, wl));
         rows.push_back(measure_wgmma<128>(ctx, rng, wt, wl));
         rows.push_back(measure_wgmma<256>(ctx, rng, wt, wl));
+        wgmma_checked = rows.front().checked;
+        wgmma_strides = rows.front().strides;
         bool all_checked = true;
         std::string notes;
         for (const auto& w : rows) {
@@ -1223,7 +1395,8 @@ Result run_tensor(Context& ctx) {
                       std::to_string(ctx.cc_major) + "." + std::to_string(ctx.cc_minor)
                 : "this binary has no sm_90a code (its code is sm_" +
                       std::to_string(code.arch / 10) + "); build with CMAKE_CUDA_ARCHITECTURES=90a";
-        r.headlines.push_back({"tensor_wgmma_skipped", 1.0, "flag", "wgmma rows skipped: " + why});
+        r.headlines.push_back({"tensor_wgmma_skipped", 1.0, "flag",
+                               "wgmma rows (throughput, latency, rounding) skipped: " + why});
     }
 
     // ---- rounding
@@ -1233,13 +1406,9 @@ Result run_tensor(Context& ctx) {
         // its 22 bits; 2) a = 1 + 2^-11 + 2^-12 given as FP32 (bits below tf32's 10), b = 1, C = 0.
         const double q = 2.0 - std::ldexp(1.0, -10);
         const double low = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -12);
-        std::array<double, 8> pa{}, pb{}, oa{}, ob{};
-        pa[0] = q;
-        pb[0] = q;
-        oa[0] = low;
-        ob[0] = 1.0;
-        RoundingResult t = measure_rounding<MmaTf32m16n8k8>(24, "tf32 mma.sync m16n8k8", {0.0, 0.0},
-                                                            {pa, oa}, {pb, ob});
+        RoundingResult t =
+            measure_rounding<MmaTf32m16n8k8>(24, "tf32 mma.sync m16n8k8", kCasesK8,
+                                             {problem(0, {q}, {q}), problem(0, {low}, {1.0})});
         const double product_exact = q * q, product_measured = t.extra[0],
                      operand_measured = t.extra[1];
         t.operands.title =
@@ -1284,11 +1453,9 @@ Result run_tensor(Context& ctx) {
     if (sm90_shapes) {
         // Extra f64 problem: C = -1, (1 + 2^-30)(1 - 2^-30) = 1 - 2^-60: D = -2^-60 if fused,
         // 0 if the product is rounded to double first.
-        std::array<double, 8> fa{}, fb{};
-        fa[0] = 1.0 + std::ldexp(1.0, -30);
-        fb[0] = 1.0 - std::ldexp(1.0, -30);
-        RoundingResult f =
-            measure_rounding<MmaF64m16n8k8>(53, "f64 mma.sync m16n8k8", {-1.0}, {fa}, {fb});
+        const double fa = 1.0 + std::ldexp(1.0, -30), fb = 1.0 - std::ldexp(1.0, -30);
+        RoundingResult f = measure_rounding<MmaF64m16n8k8>(53, "f64 mma.sync m16n8k8", kCasesK8,
+                                                           {problem(-1.0, {fa}, {fb})});
         const double fused = -std::ldexp(1.0, -60), measured = f.extra[0];
         f.operands.title =
             "f64 mma.sync m16n8k8: fused product case (C = -1, a = 1 + 2^-30, b = 1 - 2^-30; "
@@ -1310,6 +1477,32 @@ Result run_tensor(Context& ctx) {
                             kit::num(measured * std::ldexp(1.0, 60), 3) + " x 2^-60)")});
         r.tables.push_back(std::move(f.accumulation));
         r.tables.push_back(std::move(f.operands));
+    }
+    {
+        // 16-bit inputs, FP32 accumulators: the k16 cases, then the widest product of each format
+        // with C = 0 ((2 - 2^-7)^2 has 16 significant bits, (2 - 2^-10)^2 22: both fit FP32's 24).
+        const double qb = 2.0 - std::ldexp(1.0, -7), qh = 2.0 - std::ldexp(1.0, -10);
+        report_half_rounding(
+            r,
+            measure_rounding<MmaBf16m16n8k16>(24, "bf16 mma.sync m16n8k16", kCasesK16,
+                                              {problem(0, {qb}, {qb})}),
+            "bf16", "bf16 mma.sync m16n8k16", "bf16", qb, "2 - 2^-7", "4 - 2^-5 + 2^-14");
+        report_half_rounding(
+            r,
+            measure_rounding<MmaF16m16n8k16>(24, "fp16 mma.sync m16n8k16", kCasesK16,
+                                             {problem(0, {qh}, {qh})}),
+            "fp16", "fp16 mma.sync m16n8k16", "fp16", qh, "2 - 2^-10", "4 - 2^-8 + 2^-20");
+        if (wgmma && wgmma_checked) {
+            const std::string name = "wgmma bf16 m64n64k16";
+            const std::vector<double> d = run_wgmma_cases(
+                wgmma_strides, rounding_problems(24, kCasesK16, {problem(0, {qb}, {qb})}));
+            report_half_rounding(r, tabulate_rounding(24, name, kCasesK16, d), "wgmma_bf16", name,
+                                 "bf16", qb, "2 - 2^-7", "4 - 2^-5 + 2^-14");
+        } else if (wgmma) {
+            r.headlines.push_back({"tensor_wgmma_rounding_skipped", 1.0, "flag",
+                                   "wgmma bf16 rounding cases skipped: the m64n64k16 layout "
+                                   "check failed, so the operands would be misread"});
+        }
     }
     return r;
 }
