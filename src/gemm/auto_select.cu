@@ -131,16 +131,16 @@ const Candidate<float> kFloatTf32[] = {
 // list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
 // pick() then chooses by the same model, skipping what the device cannot run. The last entry
 // must run everywhere: it is what a GPU without tensor cores for 16-bit types gets.
-// Rates: bf16 4096^3 nn TFLOP/s x 1000 measured on the H100 (tests/dev/hopper_dev.cu and the
-// mma_sync_f16 dev test, 2026-11-23; docs/ladder.md has the bench rows). The wgmma rungs fall
+// Rates: bf16 4096^3 row-major nn GFLOP/s on the H100 (`gemmlab bench --dtype bf16`,
+// 2026-11-23, the bench-half step of scripts/gpu-check.sh; docs/ladder.md has the rows). The wgmma rungs fall
 // back to rung 19's kernel by themselves where TMA cannot read an operand (unaligned).
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 700000, &launch_persistent<TIn, TOut>, true},
-        {"tma 128x128x64", 128, 128, 8, 1, 560000, &launch_tma<TIn, TOut>, true},
-        {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 358000, &launch_mma_sync_f16<TIn, TOut>, false},
-        {"half_simt 64x64x16", 64, 64, 8, 4, 1000, &launch_half_simt<TIn, TOut>, false},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true},
+        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true},
+        {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
+        {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
     };
     return list;
 }
