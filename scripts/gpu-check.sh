@@ -4,8 +4,9 @@
 #   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
-#   STEP: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
-#         tensor-evidence python blas presets evidence
+#   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
+#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep probe
+#         tensor-evidence hopper-evidence python blas presets evidence
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
 #    tensor-evidence python blas).
 #   bench-large: the fast rungs at 8192^3, f32 and f64.
@@ -14,7 +15,11 @@
 #   and f32, auto against cuBLAS, with the geometric mean. sweep: every tile configuration of
 #   rungs 13-17 (gemmlab_tile_sweep), where auto's rates come from. tensor-evidence: ncu
 #   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
-#   rungs 15-17. python / blas: scripts/check-python.sh and scripts/check-blas.sh.
+#   rungs 15-17. bench-half / bench-half-mixed: BF16/FP16 (C in the type or float) rungs beside
+#   cublasGemmEx, and the mixed-shape set in bf16 and f16. hopper-evidence: ncu counters and SASS
+#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-24. *-half: the sanitizers over
+#   verify --quick in the four half types (SANITIZER_HALF_KERNELS picks the rungs).
+#   python / blas: scripts/check-python.sh and scripts/check-blas.sh.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
