@@ -19,13 +19,15 @@ namespace {
     }
 
 // A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
-// nullptr).
-#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
+// nullptr); needs_sm90a: it uses Hopper-only instructions.
+#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a)       \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),     \
-                   precision, Engine::TensorCores, Device::Gpu, false},                            \
+        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),                    \
+                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a},                      \
             &launch_typed<f32, f64>                                                                \
     }
+#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
+    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false)
 
 // A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
 // accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
@@ -147,11 +149,23 @@ const Rung kRungs[] = {
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
                       "persistent kernels", true),
+    // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step, then rung 24's kernel)
+    GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
+                       "TF32 on wgmma m64n256k8: operands rounded (cvt.rna) and packed K-major, "
+                       "then rung 24's persistent TMA pipeline. Lower precision (u = 2^-11)",
+                       "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
+                       true),
+    GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,
+                       "FP32-accurate 3xTF32 on wgmma: big and small parts packed, three "
+                       "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
+                       "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
+                       nullptr, true),
 };
 
 #undef GEMMLAB_HALF_RUNG
 #undef GEMMLAB_HALF_RUNG_ON
 #undef GEMMLAB_TC_RUNG
+#undef GEMMLAB_TC_RUNG_ON
 #undef GEMMLAB_RUNG
 
 } // namespace
