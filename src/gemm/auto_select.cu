@@ -4,9 +4,9 @@
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
 // FP64 and held to the same bound. Float, Precision::Default: the FP32 CUDA-core rungs and
-// 3xTF32 (rung 17), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
+// 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
-// cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rung 16) joins them.
+// cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
 //
 // Then speed. The candidates are configurations of rungs 13 (warp_tile), 14 (async_pipeline)
 // and 15-17 listed in kernels/tile_configs.hpp and kernels/mma_configs.hpp; every one of them
@@ -15,7 +15,8 @@
 // 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
 // only per-configuration input is a MEASURED number:
 //
-//   time(config) ~ blocks on the busiest SM * tile area / (rate * utilisation)
+//   time(config) = blocks on the busiest SM * 2 * tile area * k * SMs / (rate * utilisation)
+//                  + pack bytes * (m + n) * k / DRAM bandwidth
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
@@ -29,6 +30,9 @@
 //   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
 //   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
 //   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
+// - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
+//   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
+//   makes those rungs lose where m and n are small and k large.
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
 // the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
@@ -64,6 +68,11 @@ struct CandidateFor {
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
+    /// DRAM bytes moved per element of op(A) and op(B) before the kernel runs (the TF32 pack
+    /// step of rungs 25-26: read 4, write 4 per part); 0 for the others. The rate (measured at
+    /// 4096^3 on the whole call) already holds that cost there; the model adds it again
+    /// everywhere, which only weighs it double where it matters least (large m and n).
+    double pack_bytes = 0;
 };
 
 template <class T>
@@ -126,6 +135,20 @@ const Candidate<float> kFloatTf32[] = {
      &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
+// ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
+// Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
+// nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100,
+// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
+const Candidate<float> kFloatWgmmaTf32x3[] = {
+    {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
+     &launch_wgmma_tf32x3<float>, true, /*pack_bytes=*/12},
+};
+
+const Candidate<float> kFloatWgmmaTf32[] = {
+    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
+     true, /*pack_bytes=*/8},
+};
+
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
 // Every half-precision configuration auto may run, for A/B in TIn and C in TOut. To add a rung:
 // list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
@@ -154,28 +177,34 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// The modelled time of `c` on an m x n output (arbitrary units: only ratios matter).
+/// The modelled time of `c` in ns: the busiest SM's tiles at the configuration's per-SM rate,
+/// plus the pack step's DRAM traffic at the device's peak bandwidth.
 template <class Args>
-double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int sms) {
+double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps) {
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
-    const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
+    const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
     const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
-    return double(per_sm) * c.bm * c.bn / (c.rate * util);
+    // rate is GFLOP/s = FLOP/ns for the whole chip: one SM's share is rate / SMs.
+    const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(k);
+    const double compute_ns = flops * caps.sm_count / (c.rate * util);
+    const double pack_ns =
+        c.pack_bytes > 0 && caps.dram_gbps > 0 ? c.pack_bytes * double(m + n) * double(k) / caps.dram_gbps : 0.0;
+    return compute_ns + pack_ns;
 }
 
 /// The fastest candidate by the model over the given lists, among those `caps` can run; ties
 /// go to the earlier one. Throws if none can run (a list without a portable last entry).
 template <class Args>
 const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
-                               int64_t m, int64_t n, const DeviceCaps& caps) {
+                               int64_t m, int64_t n, int64_t k, const DeviceCaps& caps) {
     const CandidateFor<Args>* best = nullptr;
     double best_time = 0;
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
-            const double t = model_time(c, m, n, caps.sm_count);
+            const double t = model_time(c, m, n, k, caps);
             if (!best || t < best_time) best = &c, best_time = t;
         }
     if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
@@ -185,7 +214,7 @@ const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFo
 /// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
 template <class TIn, class TOut>
 void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, current_device_caps())
+    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, g.k, current_device_caps())
         .launch(g, stream);
 }
 
@@ -200,7 +229,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     const DeviceCaps caps = current_device_caps(); // cached per device
     if (p.type == DataType::F64) {
         // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, caps)
+        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, p.k, caps)
             .launch(p.as<double>(), stream);
         return;
     }
@@ -208,11 +237,15 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
     const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
     if (p.precision == Precision::Tf32)
-        pick<GemmArgs<float>>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatWgmmaTf32, kFloatTf32, kFloatWgmmaTf32x3, kFloatTf32x3,
+                               kFloatCudaCores},
+                              p.m, p.n, p.k, caps)
+            .launch(g, stream);
     else if (tf32x3_ok)
-        pick<GemmArgs<float>>({kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatWgmmaTf32x3, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, p.k, caps)
+            .launch(g, stream);
     else
-        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, p.k, caps).launch(g, stream);
 }
 
 } // namespace gemmlab::detail
