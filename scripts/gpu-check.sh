@@ -17,7 +17,7 @@
 #   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
 #   rungs 15-17. bench-half / bench-half-mixed: BF16/FP16 (C in the type or float) rungs beside
 #   cublasGemmEx, and the mixed-shape set in bf16 and f16. hopper-evidence: ncu counters and SASS
-#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-24. *-half: the sanitizers over
+#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-26. *-half: the sanitizers over
 #   verify --quick in the four half types (SANITIZER_HALF_KERNELS picks the rungs).
 #   python / blas: scripts/check-python.sh and scripts/check-blas.sh.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
@@ -105,7 +105,7 @@ for step in "${steps[@]}"; do
       ;;
     bench-large)
       run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
-        --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
+        --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,wgmma_tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
       summary_lines+=("bench-large: $(grep -c ' PASS$' "$out/bench-large.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-large.log") FAIL (table in $out/bench-large.log)")
       ;;
     bench-half)
@@ -123,18 +123,20 @@ for step in "${steps[@]}"; do
       summary_lines+=("bench-half-mixed: $(grep -E '^geomean' "$out/bench-half-mixed.log" | tr '\n' ';')")
       ;;
     hopper-evidence)
-      # One profiled launch per half rung (the bench's check run, 4096^3 bf16 row-major nn), and
-      # the instructions in each rung's SASS.
+      # One profiled launch per rung on the wgmma kernel (the bench's check run, 4096^3 row-major
+      # nn: bf16 for rungs 19-24, f32 for 25-26), and the instructions in each rung's SASS.
       run_step hopper-evidence "$out/hopper-evidence.log" bash -c "\
-        for k in mma_sync_f16 wgmma tma warp_specialized cluster_multicast persistent; do \
-          echo \"== ncu: rung \$k, first launch (the check run), 4096^3 bf16 row-major nn\"; \
+        for kt in mma_sync_f16:bf16 wgmma:bf16 tma:bf16 warp_specialized:bf16 cluster_multicast:bf16 \
+                  persistent:bf16 wgmma_tf32:f32 wgmma_tf32x3:f32; do \
+          k=\${kt%%:*}; t=\${kt##*:}; \
+          echo \"== ncu: rung \$k, first launch (the check run), 4096^3 \$t row-major nn\"; \
           ncu --clock-control none -k regex:'mma_sync_f16|wgmma_gemm_kernel' -c 1 \
             --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
             --metrics sm__inst_executed_pipe_tensor_op_gmma.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
-            $gemmlab bench --kernels \$k --dtype bf16 --sizes 4096 --reps 1 --min-time 0 || exit 1; \
+            $gemmlab bench --kernels \$k --dtype \$t --sizes 4096 --reps 1 --min-time 0 || exit 1; \
         done \
         && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
-        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>'; do \
+        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>, __' 'hopper::Tf32, ' 'hopper::Tf32x3, '; do \
              c++filt < $out/sass-all.txt | awk -v re=\"\$f\" '/Function : /{g=index(\$0, re)>0} g' > $out/sass-one.txt; \
              echo \"SASS \$f: HGMMA \$(grep -c HGMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDSM \$(grep -c LDSM $out/sass-one.txt) STSM \$(grep -c STSM $out/sass-one.txt) UTMALDG \$(grep -c UTMALDG $out/sass-one.txt) UTMASTG \$(grep -c UTMASTG $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
            done; rm -f $out/sass-all.txt $out/sass-one.txt"
@@ -142,7 +144,7 @@ for step in "${steps[@]}"; do
       ;;
     bench-tf32)
       run_step bench-tf32 "$out/bench-tf32.log" "$gemmlab" bench --dtype f32 --precision tf32 \
-        --kernels cublas,tf32,tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
+        --kernels cublas,tf32,wgmma_tf32,tf32x3,wgmma_tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
       summary_lines+=("bench-tf32: $(grep -c ' PASS$' "$out/bench-tf32.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-tf32.log") FAIL (table in $out/bench-tf32.log)")
       ;;
     bench-mixed)
