@@ -195,7 +195,7 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
     try {
         GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
         // A rung this device cannot run is refused whatever the shape (cached per device).
-        if (rung && rung->info.needs_sm90a)
+        if (rung && (rung->info.needs_sm90a || rung->info.min_compute_capability > 0))
             if (std::string why = detail::device_unsupported_reason(rung->info, device); !why.empty())
                 return fail(Status::UnsupportedDevice, std::move(why));
         const bool reads_ab = k > 0 && alpha != TS(0);

@@ -68,6 +68,8 @@ struct CandidateFor {
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
+    /// KernelInfo::min_compute_capability of its rung: skipped on older devices.
+    int min_cc = 0;
     /// DRAM bytes moved per element of op(A) and op(B) before the kernel runs (the TF32 pack
     /// step of rungs 25-26: read 4, write 4 per part); 0 for the others. The rate (measured at
     /// 4096^3 on the whole call) already holds that cost there; the model adds it again
@@ -112,11 +114,11 @@ const Candidate<double> kDoubleCudaCores[] = {
 
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
-     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, false, 90},
     {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, 47100,
-     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>, false, 90},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, 43000,
-     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, false, 90},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
@@ -141,12 +143,12 @@ const Candidate<float> kFloatTf32[] = {
 // 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
-     &launch_wgmma_tf32x3<float>, true, /*pack_bytes=*/12},
+     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
     {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
-     true, /*pack_bytes=*/8},
+     true, 0, /*pack_bytes=*/8},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -204,6 +206,7 @@ const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFo
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
+            if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
             const double t = model_time(c, m, n, k, caps);
             if (!best || t < best_time) best = &c, best_time = t;
         }
