@@ -1,6 +1,6 @@
 // The command-line tool: argument errors (exit 2 with a message and the usage), the documented
 // exit code without a GPU, the JSON bench output (CPU ladder, so no GPU is needed), and tables
-// that fit in 100 columns (list, bench, probe).
+// that fit in 100 columns (list, bench, probe, overhead).
 
 #include <array>
 #include <cstdio>
