@@ -14,16 +14,21 @@
 // the calls that launch no GEMM: k == 0 or alpha == 0 (C = beta C) and m == 0 (nothing).
 //
 // Each call runs once eagerly before its capture (module loading, one-time kernel attributes,
-// cuBLAS handle creation), as cuBLAS asks of a captured call. Under ctest every test is its own
-// process, so that warm-up is the process's first gemm call.
+// cuBLAS handle creation, the workspace pool's creation), as cuBLAS asks of a captured call.
+// Under ctest every test is its own process, so that warm-up is the process's first gemm call.
 //
-// TO ADD HERE: any call that needs a workspace (the future split-K, or anything else that
-// needs scratch memory). It must take it without a cudaMalloc inside the capture and without
-// state a replay would see stale (a counter reset only by the host); add it to entries() and
-// give it a shape that makes auto pick that path, so that these tests capture it.
+// Calls with a workspace. Rungs 25-26 (wgmma_tf32, wgmma_tf32x3) take theirs from the per-device
+// stream-ordered pool (src/gemm/workspace.hpp), which capture records as memory alloc/free nodes:
+// named, they must show those nodes in the graph (the workspace path was captured, not their
+// fallback); `auto` picks them for float on an H100 at these shapes by today's model
+// (auto_select.cu), and its node counts are printed. TO ADD HERE: every new call that needs a
+// workspace (split-K's partial sums are next). Add its rung or path to entries() with a variant
+// whose shape makes auto pick it, and expect its memory nodes as for rungs 25-26. It must not
+// cudaMalloc inside the capture nor keep state a replay would see stale (a counter the host
+// resets between calls).
 
 #include <algorithm>
-#include <cstring>
+#include <cstdio>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -101,11 +106,32 @@ struct Graph {
     }
 };
 
+/// The nodes of a captured graph, by kind.
+struct NodeCounts {
+    size_t total = 0, kernels = 0, mem_alloc = 0, mem_free = 0;
+};
+
+NodeCounts count_nodes(cudaGraph_t graph) {
+    NodeCounts c;
+    GEMMLAB_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &c.total));
+    std::vector<cudaGraphNode_t> nodes(c.total);
+    if (c.total) GEMMLAB_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &c.total));
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType type{};
+        GEMMLAB_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+        c.kernels += type == cudaGraphNodeTypeKernel;
+        c.mem_alloc += type == cudaGraphNodeTypeMemAlloc;
+        c.mem_free += type == cudaGraphNodeTypeMemFree;
+    }
+    return c;
+}
+
 /// Captures `call` (which returns the gemm Status) on `stream` into `g`, then instantiates it
 /// unless the capture recorded nothing and `expect_work` is false. Fails the test (returning
-/// false) when the call or the capture fails.
+/// false) when the call or the capture fails. `counts` receives the graph's nodes by kind.
 template <class F>
-bool capture(Graph& g, cudaStream_t stream, F&& call, const std::string& what, bool expect_work = true) {
+bool capture(Graph& g, cudaStream_t stream, F&& call, const std::string& what, bool expect_work = true,
+             NodeCounts* counts = nullptr) {
     GEMMLAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
     const Status status = call();
     const std::string message = last_error();
@@ -116,8 +142,9 @@ bool capture(Graph& g, cudaStream_t stream, F&& call, const std::string& what, b
                                 << cudaGetErrorString(end)
                                 << "): the call made a CUDA call that capture does not allow";
     if (status != Status::Success || end != cudaSuccess) return false;
-    size_t nodes = 0;
-    GEMMLAB_CUDA_CHECK(cudaGraphGetNodes(g.graph, nullptr, &nodes));
+    const NodeCounts c = count_nodes(g.graph);
+    if (counts) *counts = c;
+    const size_t nodes = c.total;
     if (!expect_work) {
         EXPECT_EQ(nodes, 0u) << what << ": a call with nothing to do recorded work";
         return nodes == 0;
@@ -203,8 +230,16 @@ void check_graph(const Entry& e, const Variant& v, uint64_t seed) {
     // Capturing records work without running it: C is what fill_all left.
     const auto c_filled = bytes_of(C);
     Graph g;
-    if (!capture(g, s, call, what)) return;
+    NodeCounts nodes;
+    if (!capture(g, s, call, what, true, &nodes)) return;
     EXPECT_TRUE(bytes_of(C) == c_filled) << what << ": the capture ran work instead of recording it";
+    // A workspace is allocated and freed inside the graph, in pairs.
+    EXPECT_EQ(nodes.mem_alloc, nodes.mem_free) << what;
+    if (e.kernel == "wgmma_tf32" || e.kernel == "wgmma_tf32x3")
+        EXPECT_GE(nodes.mem_alloc, 1u) << what << ": no workspace in the graph (the fallback ran?)";
+    if (e.kernel == "auto")
+        std::printf("%s: graph of %zu nodes (%zu kernels, %zu workspace allocations)\n", what.c_str(),
+                    nodes.total, nodes.kernels, nodes.mem_alloc);
 
     // The normalized problem (as the API builds it) for the reference, which reads C_before.
     const auto normalized = [&] {
