@@ -165,7 +165,8 @@ TEST(Validation, KernelChoice) {
         c.kernel = ok;
         EXPECT_EQ(c.run(), Status::Success) << ok << ": " << msg();
     }
-    for (const char* bad : {"fastest", "99", "-1", "", "Naive"}) {
+    // A number only in its canonical spelling: no sign, no leading zero, no space.
+    for (const char* bad : {"fastest", "99", "-1", "", "Naive", "01", "-0", "+1", "1 ", "0x1", "00"}) {
         c.kernel = bad;
         EXPECT_EQ(c.run(), Status::UnknownKernel) << bad;
         EXPECT_NE(msg().find(std::string("'") + bad + "'"), std::string::npos) << msg();
