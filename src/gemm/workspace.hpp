@@ -6,7 +6,8 @@
 //   the pool already holds (the pool keeps up to kWorkspaceKeepBytes across synchronizations);
 // - safe from several threads and streams at once: each call gets its own block, ordered on
 //   its stream, and returns it on the same stream after its last kernel;
-// - capturable in a CUDA graph: the allocation and the free become graph memory nodes.
+// - meant to be capturable in a CUDA graph: under stream capture the allocation and the free
+//   become graph memory nodes (tests/test_graph_gpu.cpp checks this for rungs 25-26).
 
 #include <cstddef>
 
