@@ -11,12 +11,6 @@ namespace gemmlab::cli {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
 std::string size_text(const Shape& s) {
     if (s.m == s.n && s.n == s.k) return std::to_string(s.m) + "^3";
     return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);

@@ -10,12 +10,6 @@ namespace gemmlab::cli {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
 std::string opt_pct(const std::optional<double>& v) { return v ? fmt("%.1f", *v) : "-"; }
 
 /// (max - min) / median of the timed samples, in at most 7 columns.

@@ -5,6 +5,12 @@
 
 namespace gemmlab::cli {
 
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
 size_t display_width(std::string_view s) {
     size_t n = 0;
     for (unsigned char c : s) n += (c & 0xC0) != 0x80; // count lead bytes, skip continuations

@@ -11,6 +11,9 @@
 
 namespace gemmlab::cli {
 
+/// One number in printf format `f` (a single conversion, e.g. "%.1f"), for table cells.
+std::string fmt(const char* f, double v);
+
 /// The widest line any table or report of the CLI prints.
 inline constexpr size_t kLineWidth = 100;
 
