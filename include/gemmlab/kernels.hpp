@@ -82,6 +82,11 @@ struct KernelInfo {
     /// CMAKE_CUDA_ARCHITECTURES. Elsewhere a call naming it returns Status::UnsupportedDevice
     /// and `auto` does not pick it.
     bool needs_sm90a;
+    /// Runs a strided batched call (gemm_strided_batched) in one launch, the batch on
+    /// gridDim.z, or (cuBLAS) in one cublas*StridedBatched call. A rung without it is run by
+    /// the API once per batch: correct, but one launch each. `auto` picks among these only
+    /// when a call has more than one batch.
+    bool native_batch = false;
 
     constexpr bool supports(DataType t) const noexcept { return types.has(t); }
 };
