@@ -19,7 +19,11 @@
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
-//   rows its tiles waste, which steers it to the 64-wide tiles.
+//   rows its tiles waste, which steers it to the 64-wide tiles. A strided batch is more tiles
+//   of the same launch (one gridDim.z slice per batch): tiles = tiles of one C x batches, so
+//   1024 batches of 64x64 fill the GPU with 64-wide tiles where one 128x128 tile per batch
+//   would compute 4x the useful work. For more than one batch only the candidates that batch
+//   natively compete; the Hopper rungs (20-24) run once per batch and are left out.
 // - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
 //   .perf/cfg_bench sweep of 2026-11-22, a scratch harness outside the repository, median of 21): the full-chip rate, where every SM
 //   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
@@ -64,6 +68,9 @@ struct CandidateFor {
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
+    /// Covers a strided batch in one launch (KernelInfo::native_batch); a call of more than
+    /// one batch picks among these only.
+    bool native_batch = true;
 };
 
 template <class T>
@@ -137,8 +144,8 @@ const Candidate<float> kFloatTf32[] = {
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true},
-        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true, false},
+        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, false},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
     };
@@ -154,10 +161,11 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// The modelled time of `c` on an m x n output (arbitrary units: only ratios matter).
+/// The modelled time of `c` on `batches` m x n outputs (arbitrary units: only ratios matter).
+/// A batch is more tiles of the same grid (gridDim.z), so the waves count tiles x batches.
 template <class Args>
-double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int sms) {
-    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
+double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t batches, int sms) {
+    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches;
     const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
@@ -165,17 +173,20 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int sms) {
     return double(per_sm) * c.bm * c.bn / (c.rate * util);
 }
 
-/// The fastest candidate by the model over the given lists, among those `caps` can run; ties
-/// go to the earlier one. Throws if none can run (a list without a portable last entry).
+/// The fastest candidate by the model over the given lists for `g`'s shape and batch, among
+/// those `caps` can run (and, for more than one batch, that batch natively); ties go to the
+/// earlier one. Throws if none can run (a list without a portable last entry).
 template <class Args>
 const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
-                               int64_t m, int64_t n, const DeviceCaps& caps) {
+                               const Args& g, const DeviceCaps& caps) {
     const CandidateFor<Args>* best = nullptr;
     double best_time = 0;
+    const int64_t batches = g.batch.count;
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
-            const double t = model_time(c, m, n, caps.sm_count);
+            if (batches > 1 && !c.native_batch) continue;
+            const double t = model_time(c, g.m, g.n, batches, caps.sm_count);
             if (!best || t < best_time) best = &c, best_time = t;
         }
     if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
@@ -185,8 +196,7 @@ const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFo
 /// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
 template <class TIn, class TOut>
 void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, current_device_caps())
-        .launch(g, stream);
+    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g, current_device_caps()).launch(g, stream);
 }
 
 } // namespace
@@ -200,19 +210,19 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     const DeviceCaps caps = current_device_caps(); // cached per device
     if (p.type == DataType::F64) {
         // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, caps)
-            .launch(p.as<double>(), stream);
+        const auto g = p.as<double>();
+        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, g, caps).launch(g, stream);
         return;
     }
     const auto g = p.as<float>();
     // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
     const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
     if (p.precision == Precision::Tf32)
-        pick<GemmArgs<float>>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, g, caps).launch(g, stream);
     else if (tf32x3_ok)
-        pick<GemmArgs<float>>({kFloatTf32x3, kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatTf32x3, kFloatCudaCores}, g, caps).launch(g, stream);
     else
-        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatCudaCores}, g, caps).launch(g, stream);
 }
 
 } // namespace gemmlab::detail
