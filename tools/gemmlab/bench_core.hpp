@@ -52,7 +52,13 @@ constexpr bool is_half(DType d) { return input_type(d) == DataType::BF16 || inpu
 
 struct Shape {
     int64_t m = 0, n = 0, k = 0;
+    /// Products of this shape in one strided batched call (gemm_strided_batched); 1 is a plain
+    /// gemm call.
+    int64_t batch = 1;
 };
+
+/// Which operand a strided batched case shares across its batches (stride 0).
+enum class Broadcast { None, A, B };
 
 /// Where the reference result comes from.
 enum class ReferenceSource {
@@ -77,8 +83,15 @@ struct Case {
     /// Elements added to each of A, B and C's base pointers: 1 makes them unaligned for
     /// 16-byte accesses.
     int64_t offset = 0;
+    /// Batched cases (shape.batch != 1): the operand with stride 0, if any. The others are
+    /// stored one after another, batch_gap elements apart (an odd gap leaves every other batch
+    /// unaligned for 16-byte accesses even when batch 0 is aligned).
+    Broadcast broadcast = Broadcast::None;
+    int64_t batch_gap = 0;
 
     std::string ops() const { return {to_char(op_a), to_char(op_b)}; }
+    /// True when the case calls gemm_strided_batched (shape.batch != 1), false for gemm.
+    bool batched() const { return shape.batch != 1; }
     std::string describe() const;
 };
 
@@ -101,6 +114,8 @@ public:
     /// Resets C (NaN poison when beta == 0, else the original C), runs `kernel` once and checks
     /// every element against the reference, within the bound of the precision that kernel
     /// computes in (check_precision; for half inputs the half bound, reference::check_half).
+    /// A batched case is checked batch by batch (the worst element names its batch); batch 0
+    /// must leave C exactly as it was.
     RunResult run_and_check(const std::string& kernel);
 
     /// Times `kernel` (no checking) under `policy`.
@@ -141,7 +156,9 @@ std::string too_large_message(const Case& c, double needed_bytes, size_t free_by
 /// too_large_message for `c` with the current device's free and total memory.
 std::string too_large_note(const Case& c, ReferenceSource ref);
 
-/// 2mnk: floating-point operations of one GEMM.
-inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
+/// 2mnk per product, times the batch: floating-point operations of one (batched) call.
+inline double gemm_flops(const Shape& s) {
+    return 2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch);
+}
 
 } // namespace gemmlab::cli

@@ -94,6 +94,14 @@ void add_list_command(CLI::App& app, Action& action) {
                 if (k.needs_sm90a) hopper += std::string(hopper.empty() ? "" : ", ") + std::string(k.name);
             print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): ",
                           hopper.empty() ? std::string("none yet") : hopper, 4);
+            std::string batched;
+            for (const auto& k : gpu_kernels())
+                if (k.native_batch) batched += std::string(batched.empty() ? "" : ", ") + std::string(k.name);
+            print_wrapped("batched: ",
+                          "a strided batch (gemm_strided_batched) in one launch: " + batched +
+                              " (auto picks among these, cuBLAS aside); the other rungs run once "
+                              "per batch",
+                          4);
             std::printf("\n");
             print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);
