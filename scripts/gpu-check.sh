@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Everything a GPU run checks, in one call, with full logs under OUTDIR:
 #   ctest (GPU tests included), gemmlab verify, compute-sanitizer memcheck and racecheck over
-#   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
+#   gemmlab verify --quick, the default bench (f32 and f64) with --json, the host-overhead
+#   benchmark, and the probe suite.
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
-#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep probe
+#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep overhead probe
 #         tensor-evidence hopper-evidence python blas presets evidence
-#   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
-#    tensor-evidence python blas).
+#   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
+#    overhead probe tensor-evidence python blas).
+#   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
+#   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
+#   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
 #   bench-large: the fast rungs at 8192^3, f32 and f64.
 #   bench-tf32: float at 4096/8192 with --precision tf32 (cuBLAS runs FAST_TF32) beside the
 #   default-precision rungs. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
@@ -17,7 +21,7 @@
 #   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
 #   rungs 15-17. bench-half / bench-half-mixed: BF16/FP16 (C in the type or float) rungs beside
 #   cublasGemmEx, and the mixed-shape set in bf16 and f16. hopper-evidence: ncu counters and SASS
-#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-24. *-half: the sanitizers over
+#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-26. *-half: the sanitizers over
 #   verify --quick in the four half types (SANITIZER_HALF_KERNELS picks the rungs).
 #   python / blas: scripts/check-python.sh and scripts/check-blas.sh.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
@@ -31,7 +35,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-check-out}
 shift || true
 steps=("$@")
-((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe tensor-evidence python blas)
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 gemmlab="$build/gemmlab"
@@ -105,7 +109,7 @@ for step in "${steps[@]}"; do
       ;;
     bench-large)
       run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
-        --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
+        --kernels cublas,warp_tile,async_pipeline,dmma,tf32x3,wgmma_tf32x3,auto --sizes 8192 --json "$out/bench-large.json"
       summary_lines+=("bench-large: $(grep -c ' PASS$' "$out/bench-large.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-large.log") FAIL (table in $out/bench-large.log)")
       ;;
     bench-half)
@@ -123,18 +127,20 @@ for step in "${steps[@]}"; do
       summary_lines+=("bench-half-mixed: $(grep -E '^geomean' "$out/bench-half-mixed.log" | tr '\n' ';')")
       ;;
     hopper-evidence)
-      # One profiled launch per half rung (the bench's check run, 4096^3 bf16 row-major nn), and
-      # the instructions in each rung's SASS.
+      # One profiled launch per rung on the wgmma kernel (the bench's check run, 4096^3 row-major
+      # nn: bf16 for rungs 19-24, f32 for 25-26), and the instructions in each rung's SASS.
       run_step hopper-evidence "$out/hopper-evidence.log" bash -c "\
-        for k in mma_sync_f16 wgmma tma warp_specialized cluster_multicast persistent; do \
-          echo \"== ncu: rung \$k, first launch (the check run), 4096^3 bf16 row-major nn\"; \
+        for kt in mma_sync_f16:bf16 wgmma:bf16 tma:bf16 warp_specialized:bf16 cluster_multicast:bf16 \
+                  persistent:bf16 wgmma_tf32:f32 wgmma_tf32x3:f32; do \
+          k=\${kt%%:*}; t=\${kt##*:}; \
+          echo \"== ncu: rung \$k, first launch (the check run), 4096^3 \$t row-major nn\"; \
           ncu --clock-control none -k regex:'mma_sync_f16|wgmma_gemm_kernel' -c 1 \
             --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
             --metrics sm__inst_executed_pipe_tensor_op_gmma.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
-            $gemmlab bench --kernels \$k --dtype bf16 --sizes 4096 --reps 1 --min-time 0 || exit 1; \
+            $gemmlab bench --kernels \$k --dtype \$t --sizes 4096 --reps 1 --min-time 0 || exit 1; \
         done \
         && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
-        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>'; do \
+        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>, __' 'hopper::Tf32, ' 'hopper::Tf32x3, '; do \
              c++filt < $out/sass-all.txt | awk -v re=\"\$f\" '/Function : /{g=index(\$0, re)>0} g' > $out/sass-one.txt; \
              echo \"SASS \$f: HGMMA \$(grep -c HGMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDSM \$(grep -c LDSM $out/sass-one.txt) STSM \$(grep -c STSM $out/sass-one.txt) UTMALDG \$(grep -c UTMALDG $out/sass-one.txt) UTMASTG \$(grep -c UTMASTG $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
            done; rm -f $out/sass-all.txt $out/sass-one.txt"
@@ -142,7 +148,7 @@ for step in "${steps[@]}"; do
       ;;
     bench-tf32)
       run_step bench-tf32 "$out/bench-tf32.log" "$gemmlab" bench --dtype f32 --precision tf32 \
-        --kernels cublas,tf32,tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
+        --kernels cublas,tf32,wgmma_tf32,tf32x3,wgmma_tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
       summary_lines+=("bench-tf32: $(grep -c ' PASS$' "$out/bench-tf32.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-tf32.log") FAIL (table in $out/bench-tf32.log)")
       ;;
     bench-mixed)
@@ -181,6 +187,16 @@ for step in "${steps[@]}"; do
     blas)
       run_step blas "$out/blas.log" scripts/check-blas.sh "$out/blas" "$build"
       summary_lines+=("blas:      $(tail -1 "$out/blas.log")")
+      ;;
+    overhead)
+      # Issue 10's host-overhead benchmark; the targets it states are counted from its JSON.
+      run_step overhead "$out/overhead.log" "$gemmlab" overhead --dtype "${OVERHEAD_DTYPES:-f32,f64,bf16}" \
+        --json "$out/overhead.json" --csv "$out/overhead.csv" ${OVERHEAD_ARGS:-}
+      summary_lines+=("overhead:  $(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+missed = [x[len("target: "):] for x in t if not x.endswith(": met")]
+print(len(t) - len(missed), "of", len(t), "targets met" + ("; missed: " + "; ".join(missed) if missed else ""))' \
+        "$out/overhead.json" 2>/dev/null || echo "no JSON written") (tables in $out/overhead.log)")
       ;;
     probe)
       run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"

@@ -4,9 +4,9 @@
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
 // FP64 and held to the same bound. Float, Precision::Default: the FP32 CUDA-core rungs and
-// 3xTF32 (rung 17), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
+// 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
-// cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rung 16) joins them.
+// cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
 //
 // Then speed. The candidates are configurations of rungs 13 (warp_tile), 14 (async_pipeline)
 // and 15-17 listed in kernels/tile_configs.hpp and kernels/mma_configs.hpp; every one of them
@@ -15,7 +15,8 @@
 // 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
 // only per-configuration input is a MEASURED number:
 //
-//   time(config) ~ blocks on the busiest SM * tile area / (rate * utilisation)
+//   time(config) = blocks on the busiest SM * 2 * tile area * k * SMs / (rate * utilisation)
+//                  + pack bytes * (m + n) * k / DRAM bandwidth  (both x batches for a batch)
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
@@ -23,7 +24,7 @@
 //   of the same launch (one gridDim.z slice per batch): tiles = tiles of one C x batches, so
 //   1024 batches of 64x64 fill the GPU with 64-wide tiles where one 128x128 tile per batch
 //   would compute 4x the useful work. For more than one batch only the candidates that batch
-//   natively compete; the Hopper rungs (20-24) run once per batch and are left out.
+//   natively compete; the Hopper rungs (20-26) run once per batch and are left out.
 // - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
 //   .perf/cfg_bench sweep of 2026-11-22, a scratch harness outside the repository, median of 21): the full-chip rate, where every SM
 //   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
@@ -33,6 +34,9 @@
 //   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
 //   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
 //   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
+// - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
+//   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
+//   makes those rungs lose where m and n are small and k large.
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
 // the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
@@ -68,8 +72,16 @@ struct CandidateFor {
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
+    /// KernelInfo::min_compute_capability of its rung: skipped on older devices.
+    int min_cc = 0;
+    /// DRAM bytes moved per element of op(A) and op(B) before the kernel runs (the TF32 pack
+    /// step of rungs 25-26: read 4, write 4 per part); 0 for the others. The rate (measured at
+    /// 4096^3 on the whole call) already holds that cost there; the model adds it again
+    /// everywhere, which only weighs it double where it matters least (large m and n).
+    double pack_bytes = 0;
     /// Covers a strided batch in one launch (KernelInfo::native_batch); a call of more than
-    /// one batch picks among these only.
+    /// one batch picks among these only. A configuration whose launcher ignores the batch (the
+    /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
     bool native_batch = true;
 };
 
@@ -110,11 +122,11 @@ const Candidate<double> kDoubleCudaCores[] = {
 
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
-     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, false, 90},
     {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, 47100,
-     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>, false, 90},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, 43000,
-     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, false, 90},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
@@ -133,6 +145,20 @@ const Candidate<float> kFloatTf32[] = {
      &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
+// ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
+// Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
+// nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100,
+// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
+const Candidate<float> kFloatWgmmaTf32x3[] = {
+    {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
+     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, /*native_batch=*/false},
+};
+
+const Candidate<float> kFloatWgmmaTf32[] = {
+    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
+     true, 0, /*pack_bytes=*/8, /*native_batch=*/false},
+};
+
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
 // Every half-precision configuration auto may run, for A/B in TIn and C in TOut. To add a rung:
 // list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
@@ -144,8 +170,8 @@ const Candidate<float> kFloatTf32[] = {
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true, false},
-        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, false},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true, 0, 0, false},
+        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, 0, 0, false},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
     };
@@ -161,32 +187,42 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// The modelled time of `c` on `batches` m x n outputs (arbitrary units: only ratios matter).
-/// A batch is more tiles of the same grid (gridDim.z), so the waves count tiles x batches.
+/// The modelled time of `c` in ns on `batches` m x n outputs: the busiest SM's tiles at the
+/// configuration's per-SM rate, plus the pack step's DRAM traffic at the device's peak
+/// bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count tiles x
+/// batches.
 template <class Args>
-double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t batches, int sms) {
+double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
+                  const DeviceCaps& caps) {
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches;
-    const int64_t per_sm = ceil_div(tiles, sms); // blocks on the busiest SM
+    const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
     const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
-    return double(per_sm) * c.bm * c.bn / (c.rate * util);
+    // rate is GFLOP/s = FLOP/ns for the whole chip: one SM's share is rate / SMs.
+    const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(k);
+    const double compute_ns = flops * caps.sm_count / (c.rate * util);
+    const double pack_ns = c.pack_bytes > 0 && caps.dram_gbps > 0
+                               ? c.pack_bytes * double(m + n) * double(k) * double(batches) / caps.dram_gbps
+                               : 0.0;
+    return compute_ns + pack_ns;
 }
 
-/// The fastest candidate by the model over the given lists for `g`'s shape and batch, among
+/// The fastest candidate by the model over the given lists for the shape and batch, among
 /// those `caps` can run (and, for more than one batch, that batch natively); ties go to the
 /// earlier one. Throws if none can run (a list without a portable last entry).
 template <class Args>
 const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
-                               const Args& g, const DeviceCaps& caps) {
+                               int64_t m, int64_t n, int64_t k, int64_t batches,
+                               const DeviceCaps& caps) {
     const CandidateFor<Args>* best = nullptr;
     double best_time = 0;
-    const int64_t batches = g.batch.count;
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
+            if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
             if (batches > 1 && !c.native_batch) continue;
-            const double t = model_time(c, g.m, g.n, batches, caps.sm_count);
+            const double t = model_time(c, m, n, k, batches, caps);
             if (!best || t < best_time) best = &c, best_time = t;
         }
     if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
@@ -196,7 +232,9 @@ const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFo
 /// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
 template <class TIn, class TOut>
 void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g, current_device_caps()).launch(g, stream);
+    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, g.k, g.batch.count,
+                              current_device_caps())
+        .launch(g, stream);
 }
 
 } // namespace
@@ -210,19 +248,23 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     const DeviceCaps caps = current_device_caps(); // cached per device
     if (p.type == DataType::F64) {
         // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        const auto g = p.as<double>();
-        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, g, caps).launch(g, stream);
+        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
+            .launch(p.as<double>(), stream);
         return;
     }
     const auto g = p.as<float>();
     // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
     const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
     if (p.precision == Precision::Tf32)
-        pick<GemmArgs<float>>({kFloatTf32, kFloatTf32x3, kFloatCudaCores}, g, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatWgmmaTf32, kFloatTf32, kFloatWgmmaTf32x3, kFloatTf32x3,
+                               kFloatCudaCores},
+                              p.m, p.n, p.k, p.batch.count, caps)
+            .launch(g, stream);
     else if (tf32x3_ok)
-        pick<GemmArgs<float>>({kFloatTf32x3, kFloatCudaCores}, g, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatWgmmaTf32x3, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
+            .launch(g, stream);
     else
-        pick<GemmArgs<float>>({kFloatCudaCores}, g, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps).launch(g, stream);
 }
 
 } // namespace gemmlab::detail

@@ -18,7 +18,8 @@
 namespace gemmlab::detail {
 namespace {
 
-// One word per device: bit 63 = valid, then major (bits 40-47), minor (32-39), SM count (0-31).
+// One word per device: bit 63 = valid, then major (bits 40-47), minor (32-39), DRAM GB/s
+// (16-31), SM count (0-15).
 // A race only repeats the query; every writer stores the same value.
 constexpr int kMaxCachedDevices = 64;
 std::array<std::atomic<uint64_t>, kMaxCachedDevices> g_cache{};
@@ -28,7 +29,8 @@ DeviceCaps unpack(uint64_t w) {
     DeviceCaps c;
     c.cc_major = int((w >> 40) & 0xFF);
     c.cc_minor = int((w >> 32) & 0xFF);
-    c.sm_count = int(w & 0xFFFFFFFFu);
+    c.dram_gbps = int((w >> 16) & 0xFFFF);
+    c.sm_count = int(w & 0xFFFF);
     c.sm90a = library_has_sm90a() && c.cc_major == 9 && c.cc_minor == 0;
     return c;
 }
@@ -47,8 +49,18 @@ DeviceCaps device_caps(int device) {
     GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
     GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     if (sms < 1) sms = 1;
+    if (sms > 0xFFFF) sms = 0xFFFF;
+    // Memory clock (kHz) x bus width (bits) x 2 transfers per clock: peak bytes per second.
+    int mem_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+        cudaGetLastError(); // not every platform reports them: the model then ignores DRAM
+        mem_khz = bus_bits = 0;
+    }
+    const double gbps = double(mem_khz) * 1e3 * 2.0 * bus_bits / 8.0 / 1e9;
+    const uint64_t dram = uint64_t(gbps > 65535.0 ? 65535.0 : gbps);
     const uint64_t w = kValid | (uint64_t(major & 0xFF) << 40) | (uint64_t(minor & 0xFF) << 32) |
-                       uint64_t(uint32_t(sms));
+                       (dram << 16) | uint64_t(uint32_t(sms));
     if (cacheable) g_cache[size_t(device)].store(w, std::memory_order_relaxed);
     return unpack(w);
 }
@@ -60,9 +72,11 @@ DeviceCaps current_device_caps() {
 }
 
 std::string device_unsupported_reason(const KernelInfo& info, int device) {
-    if (!info.needs_sm90a) return {};
+    if (!info.needs_sm90a && info.min_compute_capability == 0) return {};
     const DeviceCaps caps = device_caps(device);
-    if (caps.sm90a) return {};
+    const int cc_value = 10 * caps.cc_major + caps.cc_minor;
+    const bool cc_ok = cc_value >= info.min_compute_capability;
+    if (cc_ok && (!info.needs_sm90a || caps.sm90a)) return {};
     // The error path only: the name costs a property query, the caps above are cached.
     cudaDeviceProp prop{};
     const bool named = cudaGetDeviceProperties(&prop, device) == cudaSuccess;
@@ -73,6 +87,9 @@ std::string device_unsupported_reason(const KernelInfo& info, int device) {
     const std::string dev = "device " + std::to_string(device) +
                             (named ? " (" + std::string(prop.name) + ")" : std::string()) +
                             " has compute capability " + cc;
+    if (!cc_ok)
+        return rung + " needs compute capability " + std::to_string(info.min_compute_capability / 10) +
+               "." + std::to_string(info.min_compute_capability % 10) + " or later; " + dev;
     if (caps.cc_major != 9 || caps.cc_minor != 0)
         return rung + " needs sm_90a (Hopper: wgmma, TMA, setmaxnreg), i.e. a compute capability 9.0 GPU; " +
                dev;

@@ -12,6 +12,9 @@ namespace gemmlab::detail {
 struct DeviceCaps {
     int cc_major = 0, cc_minor = 0;
     int sm_count = 1;
+    /// Peak DRAM bandwidth in GB/s from the memory clock and bus width (double data rate); 0
+    /// when the device does not say.
+    int dram_gbps = 0;
     /// Compute capability 9.0 and this library has sm_90a code: the Hopper-only rungs
     /// (KernelInfo::needs_sm90a) can run.
     bool sm90a = false;

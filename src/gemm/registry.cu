@@ -15,19 +15,24 @@ namespace {
 #define GEMMLAB_RUNG_B(number, name, technique, seeds, native_batch)                               \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, types_of(true, true), Precision::Default,      \
-                   Engine::CudaCores, Device::Gpu, false, native_batch},                           \
+                   Engine::CudaCores, Device::Gpu, false, 0, native_batch},                        \
             &launch_typed<&launch_##name<float>, &launch_##name<double>>                           \
     }
 #define GEMMLAB_RUNG(number, name, technique, seeds) GEMMLAB_RUNG_B(number, name, technique, seeds, false)
 
 // A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
-// nullptr). All of them (mma_tile.cuh) batch natively.
-#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
+// nullptr); needs_sm90a: it uses Hopper-only instructions.
+// min_cc: the lowest compute capability (10 * major + minor) whose instructions it uses.
+// native_batch: its kernel covers a strided batch itself (mma_tile.cuh does; rungs 25-26 do not).
+#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a, min_cc, \
+                           native_batch)                                                           \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),     \
-                   precision, Engine::TensorCores, Device::Gpu, false, true},                      \
+        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),                    \
+                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a, min_cc, native_batch}, \
             &launch_typed<f32, f64>                                                                \
     }
+#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
+    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false, 0, true)
 
 // A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
 // accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
@@ -36,7 +41,7 @@ namespace {
 #define GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, engine, needs_sm90a, native_batch)   \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, kHalfTypes, Precision::Default, engine,        \
-                   Device::Gpu, needs_sm90a, native_batch},                                        \
+                   Device::Gpu, needs_sm90a, 0, native_batch},                                     \
             &launch_half<&launch_##name<__nv_bfloat16, __nv_bfloat16>,                             \
                          &launch_##name<__nv_bfloat16, float>, &launch_##name<__half, __half>,     \
                          &launch_##name<__half, float>>                                            \
@@ -53,7 +58,8 @@ const Rung kRungs[] = {
                     "allows it (CUBLAS_COMPUTE_32F_FAST_TF32); BF16/FP16 by cublasGemmEx with "
                     "FP32 compute: the yardstick",
                     "-", type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16}),
-                    Precision::Default, Engine::Library, Device::Gpu, false, /*native_batch=*/true},
+                    Precision::Default, Engine::Library, Device::Gpu, false, 0,
+                    /*native_batch=*/true},
          &launch_cublas},
     GEMMLAB_RUNG(1, naive, "one thread per C element, warp laid across C's columns (uncoalesced)",
                  "001 v1"),
@@ -108,10 +114,11 @@ const Rung kRungs[] = {
                  "shared-memory pipeline",
                  "sm_80+", true),
     // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
-    GEMMLAB_TC_RUNG(15, dmma,
-                    "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
-                    "cp.async pipeline into padded, bank-conflict-free shared tiles",
-                    "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>),
+    GEMMLAB_TC_RUNG_ON(15, dmma,
+                       "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
+                       "cp.async pipeline into padded, bank-conflict-free shared tiles",
+                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, false, 90,
+                       true),
     GEMMLAB_TC_RUNG(16, tf32,
                     "TF32 tensor cores: inputs rounded to TF32 (cvt.rna), mma.sync m16n8k8, FP32 "
                     "accumulation; rung 15's pipeline. Lower precision (u = 2^-11)",
@@ -151,11 +158,23 @@ const Rung kRungs[] = {
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
                       "persistent kernels", true, false),
+    // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step, then rung 24's kernel)
+    GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
+                       "TF32 on wgmma m64n256k8: operands rounded (cvt.rna) and packed K-major, "
+                       "then rung 24's persistent TMA pipeline. Lower precision (u = 2^-11)",
+                       "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
+                       true, 0, false),
+    GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,
+                       "FP32-accurate 3xTF32 on wgmma: big and small parts packed, three "
+                       "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
+                       "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
+                       nullptr, true, 0, false),
 };
 
 #undef GEMMLAB_HALF_RUNG
 #undef GEMMLAB_HALF_RUNG_ON
 #undef GEMMLAB_TC_RUNG
+#undef GEMMLAB_TC_RUNG_ON
 #undef GEMMLAB_RUNG
 #undef GEMMLAB_RUNG_B
 

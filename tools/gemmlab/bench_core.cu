@@ -158,7 +158,7 @@ struct TypedProblem {
 
     // The normalized problem of batch z alone, exactly as the API builds it (row-major =
     // transposed col-major): what the references compute, one batch at a time.
-    Args normalized(int64_t z) {
+    Args normalized(int64_t z = 0) {
         const Scalar alpha = Scalar(c.alpha), beta = Scalar(c.beta);
         const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
         const TIn* az = a() + z * bp.stride_a;
@@ -218,6 +218,10 @@ struct TypedProblem {
         opt.kernel = kernel;
         opt.stream = s;
         opt.precision = c.precision;
+        return call(opt);
+    }
+
+    Status call(const GemmOptions& opt) {
         const auto [m, n, k, batch] = c.shape;
         if (c.batched()) {
             if constexpr (kHalf)
@@ -257,6 +261,39 @@ struct TypedProblem {
         else
             return reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k, cz, sc.ld, rz, mz,
                                        check_precision(kernel, c.dtype, c.precision));
+    }
+
+    Status validate(const GemmOptions& opt) {
+        const auto [m, n, k, batch] = c.shape;
+        if (c.batched()) {
+            if constexpr (kHalf)
+                return validate_gemm_strided_batched(c.layout, c.op_a, c.op_b, m, n, k, float(c.alpha),
+                                                     a(), sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                                     float(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+            else
+                return validate_gemm_strided_batched<T>(c.layout, c.op_a, c.op_b, m, n, k, T(c.alpha),
+                                                        a(), sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                                        T(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+        }
+        if constexpr (kHalf)
+            return validate_gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
+                                 float(c.alpha), a(), sa.ld, b(), sb.ld, float(c.beta), c_out(),
+                                 sc.ld, opt);
+        else
+            return validate_gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
+                                    T(c.alpha), a(), sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld,
+                                    opt);
+    }
+
+    // The whole call, batch included (A and B's strides swap with them for a row-major case).
+    detail::Problem problem() {
+        const Args g = normalized();
+        const bool row = c.layout == Layout::RowMajor;
+        const detail::Batch batch{bp.count, {row ? bp.stride_b : bp.stride_a,
+                                             row ? bp.stride_a : bp.stride_b, bp.stride_c}};
+        return {data_type_of<TIn>(), data_type_of<TOut>(), c.precision, g.m, g.n, g.k,
+                double(g.alpha), g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b, double(g.beta),
+                g.C, g.ldc, batch};
     }
 
     RunResult run_and_check(const std::string& kernel) {
@@ -329,6 +366,18 @@ RunResult DeviceProblem::run_and_check(const std::string& kernel) {
 
 TimingStats DeviceProblem::time(const std::string& kernel, const TimingPolicy& policy) {
     return std::visit([&](auto& p) { return p->time(kernel, policy); }, impl_->p);
+}
+
+Status DeviceProblem::call(const GemmOptions& options) {
+    return std::visit([&](auto& p) { return p->call(options); }, impl_->p);
+}
+
+Status DeviceProblem::validate(const GemmOptions& options) {
+    return std::visit([&](auto& p) { return p->validate(options); }, impl_->p);
+}
+
+detail::Problem DeviceProblem::normalized() {
+    return std::visit([](auto& p) { return p->problem(); }, impl_->p);
 }
 
 const Case& DeviceProblem::spec() const {

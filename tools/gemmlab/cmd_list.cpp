@@ -102,6 +102,13 @@ void add_list_command(CLI::App& app, Action& action) {
                               " (auto picks among these, cuBLAS aside); the other rungs run once "
                               "per batch",
                           4);
+            std::string newer;
+            for (const auto& k : gpu_kernels())
+                if (k.min_compute_capability > 0)
+                    newer += std::string(newer.empty() ? "" : ", ") + std::string(k.name) + " " +
+                             std::to_string(k.min_compute_capability / 10) + "." +
+                             std::to_string(k.min_compute_capability % 10);
+            if (!newer.empty()) print_wrapped("compute capability needed: ", newer, 4);
             std::printf("\n");
             print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);

@@ -39,8 +39,8 @@ namespace mma {
 /// maximum of |x| bits, NaN and Inf included: two integer min/max per element.
 struct Tf32x3Guard {
     static constexpr bool kCanFail = true;
-    static constexpr uint32_t kSmallest = 0x06000000u; // 2^-115: biased exponent 12
-    static constexpr uint32_t kLargest = 0x7E800000u;  // 2^126: biased exponent 253
+    static constexpr uint32_t kSmallest = kTf32x3SmallestBits;
+    static constexpr uint32_t kLargest = kTf32x3LargestBits;
     uint32_t min_minus_1 = 0xFFFFFFFFu;
     uint32_t max_bits = 0;
 

@@ -1,6 +1,7 @@
 #pragma once
-// The warpgroup-MMA GEMM of rungs 20-24 (BF16/FP16 inputs, FP32 accumulation). The rungs are one
-// kernel with the Hopper features switched on one at a time (a Plan per rung):
+// The warpgroup-MMA GEMM of rungs 20-24 (BF16/FP16 inputs, FP32 accumulation) and 25-26 (TF32 and
+// 3xTF32 on float inputs). The rungs are one kernel with the Hopper features switched on one at a
+// time (a Plan per rung):
 //
 //   20 wgmma             wgmma m64nNk16 from 128-byte-swizzled shared tiles; all threads copy
 //                        the tiles with cp.async (the swizzle computed per 16-byte chunk).
@@ -15,8 +16,11 @@
 //   24 persistent        one block per SM loops over the tiles in a grouped order; the
 //                        producer already loads the next tile while the consumers store this
 //                        one.
+//   25-26 (float)        rung 24's plan on TF32 operands that a pack step rounded and laid out
+//                        K-major (tf32_wgmma.cuh); 3xTF32 loads a big and a small part of each
+//                        operand per stage and issues three wgmma per k step.
 //
-// Shared tiles (BK = 64 elements = 128 bytes). An operand whose k index is contiguous in memory
+// Shared tiles (BK = 128 bytes: 64 16-bit or 32 TF32 elements, kTileK). An operand whose k index is contiguous in memory
 // (K-major: A with op T, B with op N) is one panel of R rows (R = BM or BN) of 128 bytes, row =
 // the m or n index. An operand contiguous along m or n (MN-major) is R / 64 panels of 64 rows
 // (row = k) of 128 bytes (64 consecutive m or n). Either way the 16-byte chunk c of row r sits
@@ -33,12 +37,12 @@
 // hand), so partial tiles in m, n and k add zeros; the epilogue stores only inside m x n.
 
 #include <cstdint>
-#include <mutex>
 
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper_ptx.cuh"
 #include "gemm/kernels/ptx.cuh"
@@ -50,11 +54,40 @@ namespace gemmlab::detail::hopper {
 
 enum class Feed { CpAsync, Tma };
 
-/// One rung's choice of features. BM = 64 per consumer warpgroup; BK = 64.
+/// TF32 operands of the float rungs 25 (Tf32) and 26 (Tf32x3: a big and a small part per
+/// operand): float storage already rounded to TF32 and laid out K-major by the pack step
+/// (tf32_wgmma.cuh). The 16-bit input types are their own storage, one part.
+struct Tf32 {};
+struct Tf32x3 {};
+
+template <class TIn>
+struct Input {
+    using Storage = TIn;
+    static constexpr int kParts = 1;
+    static constexpr bool kTf32 = false;
+};
+template <>
+struct Input<Tf32> {
+    using Storage = float;
+    static constexpr int kParts = 1;
+    static constexpr bool kTf32 = true;
+};
+template <>
+struct Input<Tf32x3> {
+    using Storage = float;
+    static constexpr int kParts = 2;
+    static constexpr bool kTf32 = true;
+};
+
+/// Elements of a k tile: 128 bytes of the input (64 16-bit values, 32 TF32 values).
+template <class TIn>
+inline constexpr int kTileK = 128 / int(sizeof(typename Input<TIn>::Storage));
+
+/// One rung's choice of features. BM = 64 per consumer warpgroup; the k tile is kTileK.
 template <int BM_, int BN_, int Stages_, Feed Feed_, bool Specialized_, int Cluster_,
           bool Persistent_>
 struct Plan {
-    static constexpr int BM = BM_, BN = BN_, BK = 64, kStages = Stages_;
+    static constexpr int BM = BM_, BN = BN_, kStages = Stages_;
     static constexpr Feed kFeed = Feed_;
     static constexpr bool kSpecialized = Specialized_;
     static constexpr int kCluster = Cluster_; // blocks along n sharing A
@@ -75,10 +108,10 @@ struct Plan {
     static_assert(kCluster == 1 || kCluster == 2, "clusters of 1 or 2 blocks");
 };
 
-/// Geometry of one operand's shared tile of R (m or n) x 64 (k).
+/// Geometry of one operand's shared tile of R (m or n) x 128 bytes of k.
 template <int R, bool KMajor>
 struct TileShape {
-    static constexpr int kBytes = R * 64 * 2;
+    static constexpr int kBytes = R * 128;
     static constexpr int kPanels = KMajor ? 1 : R / 64;
     static constexpr int kPanelRows = KMajor ? R : 64;
     static constexpr int kPanelBytes = kPanelRows * 128;
@@ -89,17 +122,32 @@ struct TileShape {
 /// The problem as the kernel sees it (column-major, as detail::HalfArgs).
 template <class TIn, class TOut>
 struct Params {
+    using Storage = typename Input<TIn>::Storage;
     int64_t m, n, k;
     float alpha, beta;
-    const TIn* A;
+    const Storage* A;
     int64_t lda;
-    const TIn* B;
+    const Storage* B;
     int64_t ldb;
     TOut* C;
     int64_t ldc;
-    int tiles_m, tiles_n; // tiles_n rounded up to the cluster size
+    int tiles_m, tiles_n;    // tiles_n rounded up to the cluster size
     uint32_t mn_lbo, mn_sbo; // MN-major descriptor strides (bytes)
     bool tma_store;          // C through shared memory by TMA (plans with kStoreTma)
+    // Packed TF32 operands (rungs 25-26): the small parts are rows a_small_row.. of A's map
+    // and b_small_row.. of B's (after the big parts).
+    int a_small_row, b_small_row;
+    // 3xTF32's range guard: one flag per 64 rows of op(A) / columns of op(B) that hold an input
+    // the split cannot carry (tf32_wgmma.cuh); tiles meeting one are recomputed with FP32 FMAs
+    // from the caller's operands.
+    const uint32_t* unsafe_a;
+    const uint32_t* unsafe_b;
+    const float* orig_a;
+    int64_t orig_lda;
+    bool orig_trans_a;
+    const float* orig_b;
+    int64_t orig_ldb;
+    bool orig_trans_b;
 };
 
 /// Tile index -> (tile row, tile column): groups of kGroupM tile rows, m fastest inside a
@@ -119,12 +167,14 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
     tn = (in_group / rows) * P::kCluster + cl;
 }
 
-/// The shared-memory plan: Stages x (A tile, B tile), then the barriers.
-template <class P, bool TransA, bool TransB>
+/// The shared-memory plan: Stages x (A tile per part, B tile per part), then the C buffers and
+/// the barriers.
+template <class P, class TIn, bool TransA, bool TransB>
 struct Smem {
     using ShapeA = TileShape<P::BM, /*KMajor=*/TransA>;
     using ShapeB = TileShape<P::BN, /*KMajor=*/!TransB>;
-    static constexpr int kStageBytes = ShapeA::kBytes + ShapeB::kBytes;
+    static constexpr int kParts = Input<TIn>::kParts;
+    static constexpr int kStageBytes = kParts * (ShapeA::kBytes + ShapeB::kBytes);
     static constexpr int kStoreOffset = P::kStages * kStageBytes; // 1024-aligned
     static constexpr int kBarrierOffset = kStoreOffset + P::kStoreBytes;
     static constexpr int kBytes = kBarrierOffset + 2 * P::kStages * 8 + 1024; // +1024: alignment
@@ -255,6 +305,48 @@ __device__ __forceinline__ void store_tile_tma(const Params<TIn, TOut>& p, const
     }
 }
 
+/// 3xTF32's range guard: true when tile (m0, n0) meets a 64-row group of op(A) or a 64-column
+/// group of op(B) that the pack step flagged.
+template <class P, class TIn, class TOut>
+__device__ __forceinline__ bool tile_unsafe(const Params<TIn, TOut>& p, int64_t m0, int64_t n0) {
+    bool unsafe = false;
+#pragma unroll
+    for (int i = 0; i < P::BM / 64; ++i)
+        if (m0 + 64 * i < p.m) unsafe |= p.unsafe_a[m0 / 64 + i] != 0u;
+#pragma unroll
+    for (int j = 0; j < P::BN / 64; ++j)
+        if (n0 + 64 * j < p.n) unsafe |= p.unsafe_b[n0 / 64 + j] != 0u;
+    return unsafe;
+}
+
+/// The guard's way out: C = alpha * op(A) op(B) + beta * C for this thread's elements of the
+/// tile (the accumulator positions of store_tile), each a dot product of FP32 FMAs over the
+/// caller's operands, as the CUDA-core rungs compute it (IEEE Inf and NaN, no split). Slow,
+/// and only taken by tiles whose inputs the split cannot carry. The loop over the elements is
+/// kept rolled: this path must not cost the fast one code size (and, inlined, no call frame).
+template <class P, class TIn, class TOut>
+__device__ __forceinline__ void store_tile_fma(const Params<TIn, TOut>& p, int64_t m0, int64_t n0,
+                                            int wg) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
+    const int64_t c0 = n0 + 2 * (lane % 4);
+#pragma unroll 1
+    for (int i = 0; i < P::BN / 2; ++i) {
+        const int64_t row = r0 + 8 * ((i / 2) % 2), col = c0 + 8 * (i / 4) + i % 2;
+        if (row >= p.m || col >= p.n) continue;
+        float sum = 0.0f;
+        for (int64_t kk = 0; kk < p.k; ++kk) {
+            const float a = p.orig_trans_a ? p.orig_a[kk + row * p.orig_lda] : p.orig_a[row + kk * p.orig_lda];
+            const float b = p.orig_trans_b ? p.orig_b[col + kk * p.orig_ldb] : p.orig_b[kk + col * p.orig_ldb];
+            sum = fmaf(a, b, sum);
+        }
+        TOut* c = p.C + row + col * p.ldc;
+        float v = p.alpha * sum;
+        if (p.beta != 0.0f) v += p.beta * float(*c);
+        *c = to_out<TOut>(v);
+    }
+}
+
 #endif // GEMMLAB_SM90A
 
 /// The kernel. Template parameters fix the plan, the types and the op flags.
@@ -264,23 +356,31 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                       const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, const Params<TIn, TOut> p) {
 #ifdef GEMMLAB_SM90A
-    using S = Smem<P, TransA, TransB>;
+    using S = Smem<P, TIn, TransA, TransB>;
     using ShapeA = typename S::ShapeA;
     using ShapeB = typename S::ShapeB;
+    using Storage = typename Input<TIn>::Storage;
     constexpr bool kAK = TransA, kBK = !TransB; // K-major operands
     constexpr int kStages = P::kStages;
+    constexpr int kTK = kTileK<TIn>;
+    constexpr int kParts = S::kParts;
+    constexpr bool kTf32 = Input<TIn>::kTf32;
+    static_assert(!kTf32 || (kAK && kBK), "TF32 wgmma reads both operands K-major (packed)");
+    static_assert(!kTf32 || (P::kFeed == Feed::Tma && P::kCluster == 1),
+                  "TF32 operands arrive by TMA into single blocks");
 
     extern __shared__ unsigned char smem_raw[];
     const uint32_t base = (smem_addr(smem_raw) + 1023) & ~1023u;
+    // Stage s: A's parts (big, then small), then B's.
     const auto a_tile = [&](int s) { return base + s * S::kStageBytes; };
-    const auto b_tile = [&](int s) { return base + s * S::kStageBytes + ShapeA::kBytes; };
+    const auto b_tile = [&](int s) { return base + s * S::kStageBytes + kParts * ShapeA::kBytes; };
     const uint32_t full = base + S::kBarrierOffset;      // full[s] at full + 8 s
     const uint32_t empty = full + 8 * kStages;            // empty[s] at empty + 8 s
 
     const int warpgroup = threadIdx.x / 128;
     // Consumers are warpgroups 0 .. kConsumers-1; the producer (if any) is the last one.
     const bool producer_wg = P::kSpecialized && warpgroup == P::kConsumers;
-    const int k_tiles = int((p.k + P::BK - 1) / P::BK);
+    const int k_tiles = int((p.k + kTK - 1) / kTK);
     const uint32_t rank = P::kCluster > 1 ? cluster_rank() : 0;
     // Arrivals that free a stage: lane 0 of every consumer warp of every block that writes it.
     constexpr int kEmptyArrivals = 4 * P::kConsumers * P::kCluster;
@@ -306,8 +406,17 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 
     // Loads tile (m0, n0)'s k tile kt into stage s (TMA; one thread).
     const auto issue_loads = [&](int s, int64_t m0, int64_t n0, int kt) {
-        const int k0 = kt * P::BK;
+        const int k0 = kt * kTK;
         mbar_arrive_expect_tx(full + 8 * s, kStageTx);
+        if constexpr (kTf32) {
+            for (int part = 0; part < kParts; ++part) {
+                tma_load_2d(a_tile(s) + part * ShapeA::kBytes, &map_a, full + 8 * s, k0,
+                            int(m0) + part * p.a_small_row);
+                tma_load_2d(b_tile(s) + part * ShapeB::kBytes, &map_b, full + 8 * s, k0,
+                            int(n0) + part * p.b_small_row);
+            }
+            return;
+        }
         if constexpr (P::kCluster == 1) {
             for (int pa = 0; pa < ShapeA::kPanels; ++pa) {
                 if constexpr (kAK) tma_load_2d(a_tile(s), &map_a, full + 8 * s, k0, int(m0));
@@ -362,12 +471,12 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                 // Prologue: stages 0 .. S-2 in flight.
                 for (int s = 0; s < kStages - 1; ++s) {
                     if (s < k_tiles) {
-                        copy_tile_cp_async<TIn, ShapeA, kAK, P::kThreads>(
+                        copy_tile_cp_async<Storage, ShapeA, kAK, P::kThreads>(
                             a_tile(s), p.A, p.lda, kAK ? p.k : p.m, kAK ? p.m : p.k, m0,
-                            int64_t(s) * P::BK);
-                        copy_tile_cp_async<TIn, ShapeB, kBK, P::kThreads>(
+                            int64_t(s) * kTK);
+                        copy_tile_cp_async<Storage, ShapeB, kBK, P::kThreads>(
                             b_tile(s), p.B, p.ldb, kBK ? p.k : p.n, kBK ? p.n : p.k, n0,
-                            int64_t(s) * P::BK);
+                            int64_t(s) * kTK);
                     }
                     ptx::cp_async_commit();
                 }
@@ -385,12 +494,12 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                     const int next = kt + kStages - 1;
                     if (next < k_tiles) {
                         const int ns = next % kStages;
-                        copy_tile_cp_async<TIn, ShapeA, kAK, P::kThreads>(
+                        copy_tile_cp_async<Storage, ShapeA, kAK, P::kThreads>(
                             a_tile(ns), p.A, p.lda, kAK ? p.k : p.m, kAK ? p.m : p.k, m0,
-                            int64_t(next) * P::BK);
-                        copy_tile_cp_async<TIn, ShapeB, kBK, P::kThreads>(
+                            int64_t(next) * kTK);
+                        copy_tile_cp_async<Storage, ShapeB, kBK, P::kThreads>(
                             b_tile(ns), p.B, p.ldb, kBK ? p.k : p.n, kBK ? p.n : p.k, n0,
-                            int64_t(next) * P::BK);
+                            int64_t(next) * kTK);
                     }
                     ptx::cp_async_commit();
                 } else {
@@ -399,12 +508,27 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 
                 wgmma_fence();
 #pragma unroll
-                for (int ks = 0; ks < 4; ++ks) {
+                for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 32 bytes (k16, or k8 for TF32)
                     const uint64_t da = operand_descriptor<kAK>(a_tile(s), 64 * wg, ks,
                                                                ShapeA::kPanelBytes, p.mn_lbo, p.mn_sbo);
                     const uint64_t db = operand_descriptor<kBK>(b_tile(s), 0, ks,
                                                                ShapeB::kPanelBytes, p.mn_lbo, p.mn_sbo);
-                    wgmma<TIn, P::BN, kAK ? 0 : 1, kBK ? 0 : 1>(acc, da, db, (kt > 0 || ks > 0) ? 1 : 0);
+                    const int accumulate = (kt > 0 || ks > 0) ? 1 : 0;
+                    if constexpr (kParts == 2) {
+                        // 3xTF32, the small products first (as rung 17): they add to a small
+                        // partial sum before the big product joins it.
+                        const uint64_t da_small = operand_descriptor<true>(
+                            a_tile(s) + ShapeA::kBytes, 64 * wg, ks, 0, 0, 0);
+                        const uint64_t db_small = operand_descriptor<true>(
+                            b_tile(s) + ShapeB::kBytes, 0, ks, 0, 0, 0);
+                        wgmma_tf32<P::BN>(acc, da_small, db, accumulate);
+                        wgmma_tf32<P::BN>(acc, da, db_small, 1);
+                        wgmma_tf32<P::BN>(acc, da, db, 1);
+                    } else if constexpr (kTf32) {
+                        wgmma_tf32<P::BN>(acc, da, db, accumulate);
+                    } else {
+                        wgmma<TIn, P::BN, kAK ? 0 : 1, kBK ? 0 : 1>(acc, da, db, accumulate);
+                    }
                 }
                 wgmma_commit();
 
@@ -443,6 +567,12 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                             mbar_arrive_cluster(empty + 8 * freed, c);
                 }
             }
+            if constexpr (kParts == 2) {
+                if (tile_unsafe<P>(p, m0, n0)) {
+                    store_tile_fma<P>(p, m0, n0, wg);
+                    continue;
+                }
+            }
             if constexpr (P::kStoreTma && sizeof(TOut) == 2) {
                 if (p.tma_store) {
                     store_tile_tma<P>(p, acc, &map_c, base + S::kStoreOffset, m0, n0, wg);
@@ -470,18 +600,19 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
 EncodeTiled encode_tiled_entry();
 
 /// A 2-D tensor map over a column-major operand: `inner` contiguous elements per column,
-/// `outer` columns `ld` apart; boxes of 64 x box_outer, 128-byte swizzle, zeros outside.
-template <class TIn>
-CUtensorMap make_operand_map(const TIn* X, int64_t inner, int64_t outer, int64_t ld, int box_outer) {
+/// `outer` columns `ld` apart; boxes of 128 bytes x box_outer, 128-byte swizzle, zeros outside.
+template <class T>
+CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer) {
     CUtensorMap map;
     const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
-    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(TIn)};
-    const cuuint32_t box[2] = {64, cuuint32_t(box_outer)};
+    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};
+    const cuuint32_t box[2] = {cuuint32_t(128 / sizeof(T)), cuuint32_t(box_outer)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    const auto type = std::is_same_v<TIn, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+    const auto type = std::is_same_v<T, float>    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                      : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const CUresult r = encode_tiled_entry()(
-        &map, type, 2, const_cast<TIn*>(X), dims, strides, box, elem_strides,
+        &map, type, 2, const_cast<T*>(X), dims, strides, box, elem_strides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -506,19 +637,47 @@ bool feedable(const HalfArgs<TIn, TOut>& g) {
 /// Default MN-major descriptor strides: LBO = the next 64 m/n (a panel), SBO = the next 8 k.
 inline constexpr uint32_t kMnLbo = 64 * 128, kMnSbo = 1024;
 
-/// Launches plan P on the problem (which must be feedable).
+/// Launches plan P's kernel for op flags TA, TB on maps and parameters the caller prepared
+/// (everything but the tile counts, set here).
+template <class P, class TIn, class TOut, bool TA, bool TB>
+void launch_kernel(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
+                   Params<TIn, TOut> p, cudaStream_t stream) {
+    using S = Smem<P, TIn, TA, TB>;
+    constexpr auto kernel = &wgmma_gemm_kernel<P, TIn, TOut, TA, TB>;
+    p.tiles_m = int(ceil_div(p.m, P::BM));
+    p.tiles_n = int(ceil_div(ceil_div(p.n, P::BN), P::kCluster) * P::kCluster);
+    const int64_t tiles = int64_t(p.tiles_m) * p.tiles_n;
+    tile::set_max_dynamic_smem<kernel>(S::kBytes);
+    int grid = int(tiles);
+    if constexpr (P::kPersistent) {
+        const int sms = current_device_caps().sm_count; // cached per device
+        grid = int(std::min<int64_t>(tiles, sms / P::kCluster * P::kCluster));
+    }
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(grid));
+    cfg.blockDim = dim3(P::kThreads);
+    cfg.dynamicSmemBytes = S::kBytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = P::kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = P::kCluster > 1 ? 1 : 0;
+    GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
+}
+
+/// Launches plan P on the 16-bit problem (which must be feedable).
 template <class P, class TIn, class TOut>
 void launch_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, uint32_t mn_lbo = kMnLbo,
                  uint32_t mn_sbo = kMnSbo) {
-    Params<TIn, TOut> p{g.m,   g.n,   g.k, g.alpha, g.beta, g.A,    g.lda, g.B,
-                        g.ldb, g.C,   g.ldc, 0,     0,      mn_lbo, mn_sbo, false};
-    p.tiles_m = int(ceil_div(g.m, P::BM));
-    p.tiles_n = int(ceil_div(ceil_div(g.n, P::BN), P::kCluster) * P::kCluster);
-    const int64_t tiles = int64_t(p.tiles_m) * p.tiles_n;
+    Params<TIn, TOut> p{};
+    p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
+    p.A = g.A, p.lda = g.lda, p.B = g.B, p.ldb = g.ldb, p.C = g.C, p.ldc = g.ldc;
+    p.mn_lbo = mn_lbo, p.mn_sbo = mn_sbo;
 
     const auto go = [&]<bool TA, bool TB>() {
-        using S = Smem<P, TA, TB>;
-        constexpr auto kernel = &wgmma_gemm_kernel<P, TIn, TOut, TA, TB>;
         CUtensorMap map_a{}, map_b{}, map_c{};
         if constexpr (P::kFeed == Feed::Tma) {
             // A K-major: (k, m) boxes of 64 x BM (or BM/2 per cluster block); MN-major (m, k)
@@ -535,30 +694,7 @@ void launch_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, uint32_t mn_
             p.tma_store = g.beta == 0.0f && operand_feedable(g.C, g.ldc) && g.m % 8 == 0;
             if (p.tma_store) map_c = make_operand_map(g.C, g.m, g.n, g.ldc, P::kStoreCols);
         }
-        tile::set_max_dynamic_smem<kernel>(S::kBytes);
-        int grid = int(tiles);
-        if constexpr (P::kPersistent) {
-            static const int sms = [] {
-                int dev = 0, n = 0;
-                GEMMLAB_CUDA_CHECK(cudaGetDevice(&dev));
-                GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-                return n;
-            }();
-            grid = int(std::min<int64_t>(tiles, sms / P::kCluster * P::kCluster));
-        }
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(unsigned(grid));
-        cfg.blockDim = dim3(P::kThreads);
-        cfg.dynamicSmemBytes = S::kBytes;
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = P::kCluster;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = P::kCluster > 1 ? 1 : 0;
-        GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
+        launch_kernel<P, TIn, TOut, TA, TB>(map_a, map_b, map_c, p, stream);
     };
     if (!g.trans_a && !g.trans_b) go.template operator()<false, false>();
     else if (!g.trans_a && g.trans_b) go.template operator()<false, true>();

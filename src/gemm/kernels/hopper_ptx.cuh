@@ -92,6 +92,35 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
     }
 }
 
+// TF32 (m64nNk8): both operands K-major, so the form has no transpose immediates. The inputs
+// are 32-bit registers' worth of TF32 (float storage whose low 13 mantissa bits are zero: the
+// pack step of rungs 25-26 rounds them with cvt.rna before they reach shared memory).
+#define GEMMLAB_WGMMA_TF32_N128                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"                            \
+                 " {" GEMMLAB_R0_63 "}, %64, %65, p, 1, 1;\n}"                                     \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32)                                       \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GEMMLAB_WGMMA_TF32_N256                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                     \
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"                            \
+                 " {" GEMMLAB_R0_63 ", " GEMMLAB_R64_127 "}, %128, %129, p, 1, 1;\n}"              \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32), GEMMLAB_ACC32(d, 64),                \
+                   GEMMLAB_ACC32(d, 96)                                                            \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+/// D (64 x N) = A (64 x 8) * B (8 x N) + (scale_d ? D : 0) in TF32, both from K-major shared
+/// tiles; the register layout of D is the 16-bit form's.
+template <int N>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
+                                           int scale_d) {
+    static_assert(N == 128 || N == 256, "wrapped for N = 128 and 256");
+    if constexpr (N == 128) GEMMLAB_WGMMA_TF32_N128;
+    else GEMMLAB_WGMMA_TF32_N256;
+}
+
+#undef GEMMLAB_WGMMA_TF32_N256
+#undef GEMMLAB_WGMMA_TF32_N128
 #undef GEMMLAB_WGMMA_N256
 #undef GEMMLAB_WGMMA_N128
 #undef GEMMLAB_R64_127

@@ -26,6 +26,8 @@ template <class T> void launch_async_pipeline(const GemmArgs<T>&, cudaStream_t);
 template <class T> void launch_dmma(const GemmArgs<T>&, cudaStream_t);                    // 15
 template <class T> void launch_tf32(const GemmArgs<T>&, cudaStream_t);                    // 16
 template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);                  // 17
+template <class T> void launch_wgmma_tf32(const GemmArgs<T>&, cudaStream_t);              // 25
+template <class T> void launch_wgmma_tf32x3(const GemmArgs<T>&, cudaStream_t);            // 26
 
 // Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
 // instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file

@@ -4,6 +4,8 @@
 // instantiations at the end of each rung's file (STYLE.md item 2); `auto` picks among them by
 // shape, each registry row runs its rung's default.
 
+#include <cstdint>
+
 #include "gemm/kernels/tile_configs.hpp"
 
 namespace gemmlab::detail::mma {
@@ -64,6 +66,13 @@ using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 
 /// step of 8, 2u for alpha and beta: 12 ceil(k / 8) + 14 <= 2 (k + 3) holds for every k >= 34,
 /// and 40 leaves a margin (docs/precision.md). Rung 17 and auto send smaller k to the CUDA cores.
 inline constexpr int64_t kTf32x3MinK = 40;
+
+/// The magnitudes the 3xTF32 split carries, as the bits of |x| (which order non-negative
+/// floats): 2^-115 <= |x| < 2^126, or x == 0. Below, the small part is subnormal or zero and
+/// drops bits; from 2^126 on, the big part can round up to Inf; Inf and NaN (bits >= 2^126's)
+/// would turn into NaN. Rungs 17 and 26 recompute tiles that meet anything else with FP32 FMAs.
+inline constexpr uint32_t kTf32x3SmallestBits = 0x06000000u; // 2^-115: biased exponent 12
+inline constexpr uint32_t kTf32x3LargestBits = 0x7E800000u;  // 2^126: biased exponent 253
 
 /// Launchers per configuration (defined in 15_dmma.cu, 16_tf32.cu, 17_tf32x3.cu and
 /// 19_mma_sync_f16.cu). Rung 15 takes the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).

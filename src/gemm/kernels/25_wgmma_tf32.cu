@@ -1,0 +1,30 @@
+// Rung 25: TF32 on warpgroup MMA (opt-in precision, like rung 16).
+//
+// Idea: rung 16's arithmetic (inputs rounded to TF32 with cvt.rna, exact products, FP32 sums;
+// u = 2^-11) on rung 24's machinery: wgmma m64n256k8 .tf32 fed by TMA, a producer warpgroup and
+// two consumer warpgroups, one persistent block per SM. wgmma reads TF32 only K-major and only
+// already rounded, so a pack step first writes op(A) and op(B) rounded and K-major to a
+// workspace (tf32_wgmma.cuh says why and what it costs); the kernel is then rung 24's with a
+// 32-float k tile. Like rung 16 it runs when named or under `auto` with Precision::Tf32.
+// Changed from rung 24: float inputs through the pack step, the TF32 wgmma, C in float stored
+// from registers. Where TMA cannot address the problem or no workspace is left: rung 16.
+// Measured: docs/ladder.md.
+
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/tf32_wgmma.cuh"
+
+namespace gemmlab::detail {
+
+namespace hopper {
+/// 128 x 256 tiles, 4 stages of 48 KB: rung 24's plan.
+using Tf32Plan = Plan<128, 256, 4, Feed::Tma, /*Specialized=*/true, /*Cluster=*/1, /*Persistent=*/true>;
+} // namespace hopper
+
+template <class T>
+void launch_wgmma_tf32(const GemmArgs<T>& g, cudaStream_t stream) {
+    if (!hopper::launch_packed<hopper::Tf32Plan, hopper::Tf32>(g, stream)) launch_tf32(g, stream);
+}
+
+template void launch_wgmma_tf32<float>(const GemmArgs<float>&, cudaStream_t);
+
+} // namespace gemmlab::detail
