@@ -22,8 +22,10 @@ def main():
             ratios = [r["pct_cublas"] / 100 for r in rs]
             geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
             worst = min(rs, key=lambda r: r["pct_cublas"])
+            batch = worst.get("batch", 1)  # strided batched rows (files before it have none)
+            shape = f"{worst['m']}x{worst['n']}x{worst['k']}" + (f"@{batch}" if batch != 1 else "")
             print(f"geomean {kernel} {dtype} {precision}: {geo:.3f}x cuBLAS over {len(rs)} shapes; "
-                  f"worst {worst['m']}x{worst['n']}x{worst['k']} {worst['pct_cublas'] / 100:.3f}x")
+                  f"worst {shape} {worst['pct_cublas'] / 100:.3f}x")
     if failed:
         print(f"{len(failed)} rows FAILED their check")
         sys.exit(1)

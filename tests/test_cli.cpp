@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "common/device_info.hpp"
+#include "gemmlab/parse.hpp"
 #include "gemmlab/overhead.hpp"
 #include "gemmlab/results.hpp"
 #include "gemmlab/text.hpp"
@@ -95,7 +96,10 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"bench --preset nope", "nope"}, {"bench --reps 0", "reps"},
                             {"bench --frobnicate", "frobnicate"}, {"probe nosuch", "'nosuch'"},
                             {"verify --kernels 99", "'99'"}, {"bench --precision fp16", "fp16"},
-                            {"verify --precision half", "'half'"}, {"overhead --dtype f8", "'f8'"},
+                            {"verify --precision half", "'half'"}, {"bench --batch x", "'x'"},
+                            {"bench --shapes 4x4x4@", "MxNxK@B"}, {"bench --shapes 4x4x4@-1", "'-1'"},
+                            {"bench --device cpu --batch 2", "single products"},
+                            {"overhead --dtype f8", "'f8'"},
                             {"overhead --kernels nosuch", "'nosuch'"}, {"overhead --sizes 12a", "'12a'"},
                             {"overhead --tables both", "'both'"}, {"overhead --calls 0", "1 to 100000"},
                             {"overhead --sizes 0", "at least 1"}}) {
@@ -137,6 +141,28 @@ TEST(Cli, BenchSkipsAShapeTooLargeForTheGpuAndGoesOn) {
     EXPECT_NE(out.text.find("PASS"), std::string::npos) << out.text; // 64x64x64 ran
     for (const char* leak : {".hpp", ".cu:", "reinterpret_cast"})
         EXPECT_EQ(out.text.find(leak), std::string::npos) << leak << " in:\n" << out.text;
+}
+
+// Batched shapes: MxNxK@B keeps its own batch, the others run at every --batch count; the
+// FLOP count (GFLOP/s) covers all batches.
+TEST(Cli, BatchedShapesAndTheirFlops) {
+    namespace cli = gemmlab::cli;
+    const auto shapes = cli::parse_shapes("64x32x16@512,8x8x8", {1, 3});
+    ASSERT_EQ(shapes.size(), 3u);
+    EXPECT_EQ(shapes[0].m, 64);
+    EXPECT_EQ(shapes[0].n, 32);
+    EXPECT_EQ(shapes[0].k, 16);
+    EXPECT_EQ(shapes[0].batch, 512);
+    EXPECT_EQ(shapes[1].batch, 1);
+    EXPECT_EQ(shapes[2].batch, 3);
+    EXPECT_EQ(cli::parse_sizes("10", {0, 7}).back().batch, 7);
+    EXPECT_DOUBLE_EQ(cli::gemm_flops(shapes[0]), 2.0 * 64 * 32 * 16 * 512);
+    cli::Case c{cli::DType::F32, gemmlab::Layout::RowMajor, gemmlab::Op::N, gemmlab::Op::T, shapes[0]};
+    EXPECT_TRUE(c.batched());
+    EXPECT_NE(c.describe().find("64x32x16 batch=512"), std::string::npos) << c.describe();
+    c.shape.batch = 1;
+    EXPECT_FALSE(c.batched());
+    EXPECT_EQ(c.describe().find("batch"), std::string::npos) << c.describe();
 }
 
 // The overhead benchmark end to end, small: both tables, JSON and CSV with their fields, one

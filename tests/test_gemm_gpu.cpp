@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -316,6 +317,197 @@ TEST_P(TallAndWide, GpuReferencePastTheGridLimit) {
 
 INSTANTIATE_TEST_SUITE_P(, TallAndWide, ::testing::Values(DType::F32, DType::F64, DType::BF16, DType::F16),
                          [](const auto& info) { return std::string(cli::to_string(info.param)); });
+
+// ------------------------------------------------------------------ strided batched GEMM
+// A Case with shape.batch != 1 calls gemm_strided_batched (DeviceProblem: batches stored one
+// after another, batch_gap elements apart, or one shared A or B) and is checked batch by batch
+// against the CPU reference within the project's bound. check_all_kernels runs every rung:
+// cuBLAS (cublas*StridedBatched), the natively batched ones (13-19, one launch, gridDim.z) and
+// the others once per batch, and auto.
+
+using cli::Broadcast;
+
+Case batched_case(DType dt, Layout layout, Op oa, Op ob, cli::Shape s, double alpha, double beta,
+                  FillKind fill, Broadcast broadcast = Broadcast::None, int64_t gap = 0) {
+    Case cs{dt, layout, oa, ob, s, alpha, beta, 0, fill};
+    cs.broadcast = broadcast;
+    cs.batch_gap = gap;
+    return cs;
+}
+
+class Batched : public ::testing::TestWithParam<std::tuple<DType, Layout>> {};
+
+TEST_P(Batched, EveryRungExactOnIntegerInputsAtOddShapes) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 6000;
+    for (auto [oa, ob] : kOps)
+        for (cli::Shape s : {cli::Shape{1, 1, 1, 2}, {7, 5, 3, 4}, {67, 45, 131, 3}, {130, 129, 70, 2}})
+            check_all_kernels(batched_case(dt, layout, oa, ob, s, 1.0, 0.0, FillKind::SmallIntegers), seed++, true);
+}
+
+TEST_P(Batched, RandomInputsWithinTheBound) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 6100;
+    for (auto [oa, ob] : kOps)
+        for (cli::Shape s : {cli::Shape{33, 17, 200, 3}, {129, 257, 128, 2}})
+            check_all_kernels(batched_case(dt, layout, oa, ob, s, -1.25, 0.75, FillKind::Uniform), seed++, false);
+}
+
+// Stride 0: one A (or one B) for every batch, C still one per batch.
+TEST_P(Batched, BroadcastAOrB) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 6200;
+    for (auto [oa, ob] : kOps)
+        for (Broadcast bc : {Broadcast::A, Broadcast::B}) {
+            check_all_kernels(batched_case(dt, layout, oa, ob, {65, 70, 33, 3}, 1.0, 0.5,
+                                           FillKind::SmallIntegers, bc),
+                              seed++, true);
+            check_all_kernels(batched_case(dt, layout, oa, ob, {129, 64, 40, 2}, 1.0, 0.0,
+                                           FillKind::Uniform, bc),
+                              seed++, false);
+        }
+}
+
+// Leading dimensions that allow 16-byte accesses (multiples of 8 elements) with a batch stride
+// that does not: every other batch starts unaligned, so a rung must not take its vector path
+// from batch 0's alignment alone. And gaps that keep alignment, plus unaligned base pointers.
+TEST_P(Batched, StridesThatMisalignLaterBatches) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 6300;
+    for (auto [oa, ob] : kOps) {
+        for (int64_t gap : {1, 3, 8})
+            check_all_kernels(batched_case(dt, layout, oa, ob, {64, 96, 32, 3}, 1.0, 0.5,
+                                           FillKind::SmallIntegers, Broadcast::None, gap),
+                              seed++, true);
+        Case cs = batched_case(dt, layout, oa, ob, {67, 45, 71, 3}, 1.0, 0.5, FillKind::SmallIntegers,
+                               Broadcast::None, 5);
+        cs.offset = 1;
+        check_all_kernels(cs, seed++, true);
+    }
+}
+
+// C = beta * C per batch (the API's scaling kernel, batched), zeros when beta == 0 (NaN in C
+// must not leak), and batch 0, which must leave C bit for bit as it was.
+TEST_P(Batched, KZeroAlphaZeroAndBatchZero) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    check_all_kernels(batched_case(dt, layout, Op::N, Op::N, {20, 30, 0, 3}, 1.0, 2.0, FillKind::SmallIntegers), 1, true);
+    check_all_kernels(batched_case(dt, layout, Op::T, Op::N, {20, 30, 9, 3}, 0.0, -1.0, FillKind::SmallIntegers), 2, true);
+    check_all_kernels(batched_case(dt, layout, Op::N, Op::T, {20, 30, 9, 3}, 0.0, 0.0, FillKind::SmallIntegers), 3, true);
+    for (double beta : {0.0, 0.5})
+        check_all_kernels(batched_case(dt, layout, Op::N, Op::N, {17, 13, 7, 0}, 1.0, beta, FillKind::Uniform), 4, false);
+}
+
+TEST_P(Batched, InfAndNanPropagatePerBatch) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 6400;
+    for (auto [oa, ob] : kOps)
+        check_all_kernels(batched_case(dt, layout, oa, ob, {70, 66, 200, 2}, 1.0, 0.0, FillKind::WithSpecials),
+                          seed++, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(, Batched,
+                         ::testing::Combine(::testing::ValuesIn(cli::kAllDTypes),
+                                            ::testing::Values(Layout::RowMajor, Layout::ColMajor)),
+                         [](const auto& info) {
+                             std::string name = cli::to_string(std::get<0>(info.param));
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name + (std::get<1>(info.param) == Layout::RowMajor ? "_row" : "_col");
+                         });
+
+// More batches than gridDim.z's 65535: the natively batched rungs split them over several
+// launches, cuBLAS takes the 64-bit count itself. Tiny matrices, so the other rungs (one
+// launch per batch) are left out; every one of the 2 x 65535 + 7 batches is checked.
+class ManyBatches : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ManyBatches, PastTheGridLimitOnEveryNativelyBatchedRung) {
+    REQUIRE_GPU();
+    const DType dt = GetParam();
+    std::vector<std::string> kernels = {"auto"};
+    for (const auto& k : gpu_kernels())
+        if (k.native_batch) kernels.emplace_back(k.name);
+    uint64_t seed = 6500;
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+        for (Broadcast bc : {Broadcast::None, Broadcast::B}) {
+            const Case cs = batched_case(dt, layout, Op::N, Op::T, {3, 5, 7, 2 * 65535 + 7}, 1.0, 0.5,
+                                         FillKind::SmallIntegers, bc, 1);
+            DeviceProblem p(cs, seed++, ReferenceSource::Gpu);
+            for (const auto& k : kernels) {
+                if (!cli::kernel_supports(k, dt)) continue;
+                const cli::RunResult r = p.run_and_check(k);
+                ASSERT_TRUE(r.launched) << k << " " << cs.describe() << ": " << r.error;
+                EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+                EXPECT_EQ(r.check.unwritten, 0) << k << " " << cs.describe();
+                EXPECT_EQ(r.check.inexact, 0) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+            }
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(, ManyBatches, ::testing::ValuesIn(cli::kAllDTypes), [](const auto& info) {
+    std::string name = cli::to_string(info.param);
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+});
+
+// A batched call computes what the same rung's gemm calls on each batch compute, bit for bit:
+// natively (the same kernel, its batch on gridDim.z) or looped by the API (one launch per
+// batch). cuBLAS and auto are left out: either may choose another kernel for a batch.
+TEST(BatchedApi, EachBatchIsWhatTheRungsGemmGives) {
+    REQUIRE_GPU();
+    const int64_t m = 37, n = 29, k = 41, count = 3;
+    const int64_t sa = m * k + 3, sb = k * n + 5, sc = m * n + 7;
+    DeviceBuffer<float> A(size_t(count * sa)), B(size_t(count * sb)), C1(size_t(count * sc)), C2(size_t(count * sc));
+    fill_random(A.get(), A.size(), 1, FillKind::Uniform);
+    fill_random(B.get(), B.size(), 2, FillKind::Uniform);
+    for (const char* kernel : {"warp_tile", "async_pipeline", "tf32x3", "naive", "double_buffer"}) {
+        GemmOptions o;
+        o.kernel = kernel;
+        poison_nan(C1.get(), C1.size());
+        poison_nan(C2.get(), C2.size());
+        // Batched call, col-major, strides with gaps.
+        ASSERT_EQ(gemm_strided_batched<float>(Layout::ColMajor, Op::N, Op::N, m, n, k, 1.5f, A.get(), m, sa,
+                                              B.get(), k, sb, 0.f, C1.get(), m, sc, count, o),
+                  Status::Success) << kernel << ": " << last_error();
+        // The same, batch by batch through gemm.
+        for (int64_t b = 0; b < count; ++b)
+            ASSERT_EQ(gemm<float>(Layout::ColMajor, Op::N, Op::N, m, n, k, 1.5f, A.get() + b * sa, m,
+                                  B.get() + b * sb, k, 0.f, C2.get() + b * sc, m, o),
+                      Status::Success) << kernel << ": " << last_error();
+        GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> c1(C1.size()), c2(C2.size());
+        C1.copy_to_host(c1.data(), c1.size());
+        C2.copy_to_host(c2.data(), c2.size());
+        for (int64_t b = 0; b < count; ++b)
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i) {
+                    const size_t at = size_t(b * sc + i + j * m);
+                    ASSERT_EQ(std::memcmp(&c1[at], &c2[at], sizeof(float)), 0)
+                        << kernel << " batch " << b << " (" << i << ", " << j << "): " << c1[at] << " vs " << c2[at];
+                }
+    }
+    // batch_count 1 with strides that would overlap for two batches: allowed, same as gemm.
+    poison_nan(C1.get(), C1.size());
+    ASSERT_EQ(gemm_strided_batched<float>(Layout::ColMajor, Op::N, Op::N, m, n, k, 1.f, A.get(), m, 0, B.get(),
+                                          k, 0, 0.f, C1.get(), m, 0, 1),
+              Status::Success) << last_error();
+}
+
+TEST(BatchedApi, HostPointerIsRejectedAndOverlapIsAStatus) {
+    REQUIRE_GPU();
+    std::vector<float> host(64, 1.f);
+    DeviceBuffer<float> dev(64);
+    EXPECT_EQ(gemm_strided_batched<float>(Layout::RowMajor, Op::N, Op::N, 2, 2, 2, 1.f, host.data(), 2, 4,
+                                          dev.get(), 2, 4, 0.f, dev.get(), 2, 4, 3),
+              Status::NotDevicePointer);
+    EXPECT_EQ(gemm_strided_batched<float>(Layout::RowMajor, Op::N, Op::N, 2, 2, 2, 1.f, dev.get(), 2, 4,
+                                          dev.get(), 2, 4, 0.f, dev.get(), 2, 3, 3),
+              Status::InvalidStride);
+}
 
 TEST(GemmApi, EmptyOutputTouchesNothing) {
     REQUIRE_GPU();

@@ -4,7 +4,9 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include <cuda_runtime_api.h>
@@ -229,9 +231,10 @@ TEST(Validation, DoubleUsesTheSameRules) {
 }
 
 TEST(Status, EveryStatusHasAName) {
-    for (int s = 0; s <= int(Status::UnsupportedDevice); ++s)
+    for (int s = 0; s <= int(Status::InvalidStride); ++s)
         EXPECT_NE(gemmlab::to_string(Status(s)), "Unknown") << s;
     EXPECT_EQ(gemmlab::to_string(Status::UnsupportedDevice), "UnsupportedDevice");
+    EXPECT_EQ(gemmlab::to_string(Status::InvalidStride), "InvalidStride");
 }
 
 TEST(Registry, RungsAreNumberedInOrderWithUniqueNames) {
@@ -482,6 +485,243 @@ TEST(DeviceSupport, AnSm90aRungRunsOnlyOnComputeCapability90WithSm90aCode) {
         }
     }
     EXPECT_EQ(gemmlab::check_device_support(hopper, count), Status::NoDevice);
+}
+
+
+// ------------------------------------------------------------------ strided batched GEMM
+
+/// One validate_gemm_strided_batched call: Call's row-major 4x6x5 problem (A 4 x 5, B 5 x 6,
+/// C 4 x 6: 20, 30 and 24 elements) three times, stored one after another.
+struct BatchCall {
+    Call base;
+    int64_t stride_a = 20, stride_b = 30, stride_c = 24, batch_count = 3;
+
+    Status run() const {
+        gemmlab::GemmOptions o;
+        o.kernel = base.kernel;
+        return gemmlab::validate_gemm_strided_batched<float>(
+            base.layout, base.op_a, base.op_b, base.m, base.n, base.k, base.alpha, base.A,
+            base.lda, stride_a, base.B, base.ldb, stride_b, base.beta, base.C, base.ldc, stride_c,
+            batch_count, o);
+    }
+};
+
+TEST(BatchedValidation, ValidCallPassesAndClearsTheMessage) {
+    BatchCall c;
+    c.stride_a = -1;
+    ASSERT_NE(c.run(), Status::Success);
+    ASSERT_FALSE(msg().empty());
+    EXPECT_EQ(BatchCall{}.run(), Status::Success) << msg();
+    EXPECT_TRUE(msg().empty());
+}
+
+TEST(BatchedValidation, NegativeBatchCountIsAnInvalidSize) {
+    BatchCall c;
+    c.batch_count = -1;
+    EXPECT_EQ(c.run(), Status::InvalidSize);
+    EXPECT_EQ(msg(), "batch_count = -1 is negative (sizes must be >= 0)");
+}
+
+TEST(BatchedValidation, EachNegativeStrideIsNamed) {
+    for (int which = 0; which < 3; ++which) {
+        BatchCall c;
+        (which == 0 ? c.stride_a : which == 1 ? c.stride_b : c.stride_c) = -7;
+        EXPECT_EQ(c.run(), Status::InvalidStride) << which;
+        EXPECT_EQ(msg().rfind(std::string("stride_") + "abc"[which] + " = -7 is negative", 0), 0u) << msg();
+    }
+    BatchCall c;
+    c.stride_b = -1;
+    EXPECT_EQ(c.run(), Status::InvalidStride);
+    EXPECT_EQ(msg(), "stride_b = -1 is negative (batch strides must be >= 0; 0 gives every batch the same B)");
+    // Negative is rejected whatever the batch count, even when nothing would be touched.
+    for (int64_t count : {0, 1}) {
+        BatchCall d;
+        d.batch_count = count;
+        d.stride_c = -1;
+        EXPECT_EQ(d.run(), Status::InvalidStride) << count;
+    }
+}
+
+TEST(BatchedValidation, StrideZeroBroadcastsAOrB) {
+    for (int which = 0; which < 3; ++which) {
+        BatchCall c;
+        if (which != 1) c.stride_a = 0;
+        if (which != 0) c.stride_b = 0;
+        EXPECT_EQ(c.run(), Status::Success) << which << ": " << msg();
+    }
+}
+
+// C's batches must not share an element: stride_c >= (m - 1) x ldc + n (row-major) or
+// (n - 1) x ldc + m (column-major), the span of one C, once there are two batches.
+TEST(BatchedValidation, OverlappingBatchesOfCAreRejected) {
+    BatchCall c; // row-major 4 x 6, ldc 6: span 3 * 6 + 6 = 24
+    for (int64_t stride : {0, 1, 6, 23}) {
+        c.stride_c = stride;
+        EXPECT_EQ(c.run(), Status::InvalidStride) << stride;
+    }
+    EXPECT_EQ(msg(), "stride_c = 23 is less than the 24 elements one C spans ((m - 1) x ldc + n, "
+                     "row-major C): the 3 batches of C would overlap");
+    for (int64_t stride : {24, 25, 1000}) {
+        c.stride_c = stride;
+        EXPECT_EQ(c.run(), Status::Success) << stride << ": " << msg();
+    }
+    // Row padding counts only up to the last row's last element: ldc 8 spans 3 * 8 + 6 = 30.
+    c.base.ldc = 8;
+    c.stride_c = 29;
+    EXPECT_EQ(c.run(), Status::InvalidStride);
+    c.stride_c = 30;
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+
+    BatchCall col; // column-major 4 x 6, ldc 5: span 5 * 5 + 4 = 29
+    col.base.layout = Layout::ColMajor;
+    col.base.lda = 4, col.base.ldb = 5, col.base.ldc = 5;
+    col.stride_c = 28;
+    EXPECT_EQ(col.run(), Status::InvalidStride);
+    EXPECT_EQ(msg(), "stride_c = 28 is less than the 29 elements one C spans ((n - 1) x ldc + m, "
+                     "column-major C): the 3 batches of C would overlap");
+    col.stride_c = 29;
+    EXPECT_EQ(col.run(), Status::Success) << msg();
+}
+
+TEST(BatchedValidation, OneBatchOrAnEmptyCMayUseAnyStrideOfC) {
+    BatchCall c;
+    c.batch_count = 1;
+    c.stride_c = 0;
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+    c.batch_count = 3;
+    c.base.m = 0; // no element of C to share
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+}
+
+TEST(BatchedValidation, BatchZeroTouchesNothingSoPointersMayBeNull) {
+    BatchCall c;
+    c.batch_count = 0;
+    c.base.A = c.base.B = c.base.C = nullptr;
+    c.stride_c = 0;
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+    // The call itself returns before any CUDA call: no device is needed.
+    float* none = nullptr;
+    EXPECT_EQ(gemmlab::gemm_strided_batched<float>(Layout::RowMajor, Op::N, Op::N, 4, 6, 5, 1.f, none, 5,
+                                                   20, none, 6, 30, 0.f, none, 6, 24, 0),
+              Status::Success) << msg();
+    // Other rules still hold at batch 0.
+    c.base.lda = 4;
+    EXPECT_EQ(c.run(), Status::InvalidLeadingDimension);
+}
+
+TEST(BatchedValidation, NullPointersAreStillCheckedForABatch) {
+    BatchCall c;
+    c.base.C = nullptr;
+    EXPECT_EQ(c.run(), Status::NullPointer);
+    EXPECT_NE(msg().find("C is null"), std::string::npos) << msg();
+    c = BatchCall{};
+    c.base.A = nullptr;
+    EXPECT_EQ(c.run(), Status::NullPointer);
+}
+
+TEST(BatchedValidation, TheLastBatchMustLieInsideInt64) {
+    const int64_t max = std::numeric_limits<int64_t>::max();
+    BatchCall c;
+    c.stride_a = max / 2; // 2 x (max / 2) + 19 > max
+    EXPECT_EQ(c.run(), Status::SizeOverflow);
+    EXPECT_EQ(msg(), "the last element of the last batch of A lies beyond int64: (batch_count - 1) x stride_a = 2 x " +
+                         std::to_string(max / 2));
+    c = BatchCall{};
+    c.stride_b = max / 2 - 10; // 2 x stride = max - 21, + 29 overflows
+    EXPECT_EQ(c.run(), Status::SizeOverflow);
+    EXPECT_NE(msg().find("last batch of B"), std::string::npos) << msg();
+    c.stride_b = max / 2 - 15; // max - 31 + 29: the last element fits
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+    c = BatchCall{};
+    c.batch_count = max / 10; // (count - 1) x 24 overflows; A and B are shared, so only C's does
+    c.stride_a = c.stride_b = 0;
+    EXPECT_EQ(c.run(), Status::SizeOverflow);
+    EXPECT_NE(msg().find("last batch of C"), std::string::npos) << msg();
+    // An operand the call does not read may have any stride: alpha == 0 never reads A or B.
+    c = BatchCall{};
+    c.base.alpha = 0.f;
+    c.stride_a = max;
+    EXPECT_EQ(c.run(), Status::Success) << msg();
+}
+
+TEST(BatchedValidation, GemmStridedBatchedValidatesBeforeAnyCudaCall) {
+    // No GPU is needed to get each argument's own Status back from the call itself.
+    const float* a = kA;
+    float* cc = const_cast<float*>(kC);
+    EXPECT_EQ(gemmlab::gemm_strided_batched<float>(Layout::RowMajor, Op::N, Op::N, 4, 6, 5, 1.f, a, 5,
+                                                   20, kB, 6, 30, 0.f, cc, 6, 10, 3),
+              Status::InvalidStride);
+    EXPECT_NE(msg().find("would overlap"), std::string::npos) << msg();
+    EXPECT_EQ(gemmlab::gemm_strided_batched<float>(Layout::RowMajor, Op::N, Op::N, 4, 6, 5, 1.f, a, 5,
+                                                   20, kB, 6, 30, 0.f, cc, 6, 24, -2),
+              Status::InvalidSize);
+}
+
+TEST(BatchedValidation, KernelChoiceAsForGemm) {
+    BatchCall c;
+    // Every rung may be named: one that does not batch natively runs once per batch.
+    for (const char* ok : {"auto", "cublas", "naive", "12", "warp_tile", "13"}) {
+        c.base.kernel = ok;
+        EXPECT_EQ(c.run(), Status::Success) << ok << ": " << msg();
+    }
+    c.base.kernel = "fastest";
+    EXPECT_EQ(c.run(), Status::UnknownKernel);
+    c.base.kernel = "dmma";
+    EXPECT_EQ(c.run(), Status::UnsupportedType);
+}
+
+TEST(BatchedValidation, DoubleUsesTheSameRules) {
+    const double *a = reinterpret_cast<const double*>(0x1000), *b = a + 64, *cc = a + 128;
+    EXPECT_EQ(gemmlab::validate_gemm_strided_batched<double>(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.0,
+                                                             a, 3, 9, b, 3, 0, 0.0, cc, 3, 8, 2),
+              Status::InvalidStride);
+    EXPECT_NE(msg().find("stride_c = 8 is less than the 9 elements"), std::string::npos) << msg();
+    EXPECT_EQ(gemmlab::validate_gemm_strided_batched<double>(Layout::ColMajor, Op::N, Op::N, 3, 3, 3, 1.0,
+                                                             a, 3, 9, b, 3, 0, 0.0, cc, 3, 9, 2),
+              Status::Success) << msg();
+}
+
+template <class TA, class TC, class TS>
+concept BatchedCallable = requires(const TA* a, TC* c, TS s) {
+    { gemmlab::gemm_strided_batched(Layout::RowMajor, Op::N, Op::N, 1, 1, 1, s, a, 1, 1, a, 1, 1, s, c,
+                                    1, 1, 1) } -> std::same_as<Status>;
+};
+static_assert(BatchedCallable<float, float, float>);
+static_assert(BatchedCallable<double, double, double>);
+static_assert(BatchedCallable<__nv_bfloat16, __nv_bfloat16, float>);
+static_assert(BatchedCallable<__nv_bfloat16, float, float>);
+static_assert(BatchedCallable<__half, __half, float>);
+static_assert(BatchedCallable<__half, float, float>);
+static_assert(!BatchedCallable<float, double, float>);
+static_assert(!BatchedCallable<__nv_bfloat16, __half, float>);
+
+TYPED_TEST(HalfValidation, StridedBatchedRules) {
+    using In = typename TypeParam::In;
+    using Out = typename TypeParam::Out;
+    const In* a = reinterpret_cast<const In*>(0x1000);
+    const In* b = reinterpret_cast<const In*>(0x2000);
+    const Out* cc = reinterpret_cast<const Out*>(0x3000);
+    const auto call = [&](int64_t sa, int64_t sb, int64_t sc, int64_t count) {
+        return gemmlab::validate_gemm_strided_batched(Layout::RowMajor, Op::N, Op::N, 4, 6, 5, 1.f, a, 5,
+                                                      sa, b, 6, sb, 0.f, cc, 6, sc, count);
+    };
+    EXPECT_EQ(call(20, 30, 24, 3), Status::Success) << msg();
+    EXPECT_EQ(call(0, 0, 24, 3), Status::Success) << msg(); // one A and one B for every batch
+    EXPECT_EQ(call(20, 30, 23, 3), Status::InvalidStride);
+    EXPECT_NE(msg().find("would overlap"), std::string::npos) << msg();
+    EXPECT_EQ(call(-1, 30, 24, 3), Status::InvalidStride);
+    EXPECT_EQ(call(20, 30, 24, -3), Status::InvalidSize);
+    EXPECT_EQ(call(20, 30, 0, 0), Status::Success) << msg();
+}
+
+TEST(Registry, NativelyBatchedRungs) {
+    // cuBLAS (strided batched calls) and the kernel families auto uses loop over gridDim.z;
+    // every other rung is run once per batch by the API.
+    const std::set<std::string_view> native = {"cublas", "warp_tile", "async_pipeline", "dmma", "tf32",
+                                               "tf32x3", "half_simt", "mma_sync_f16"};
+    for (const auto& k : gemmlab::gpu_kernels())
+        EXPECT_EQ(k.native_batch, native.count(k.name) == 1) << k.name;
+    for (const auto& k : gemmlab::cpu_kernels()) EXPECT_FALSE(k.native_batch) << k.name;
 }
 
 TEST(DeviceSupport, ARungBelowItsComputeCapabilityIsRefusedWithTheReason) {

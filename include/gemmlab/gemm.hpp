@@ -122,6 +122,111 @@ Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
                      float alpha, const __half* A, int64_t lda, const __half* B, int64_t ldb,
                      float beta, const float* C, int64_t ldc, const GemmOptions& options = {});
 
+/// Strided batched GEMM: batch_count independent products of one shape,
+/// C_b = alpha * op(A_b) * op(B_b) + beta * C_b for b = 0 .. batch_count - 1, where
+/// A_b = A + b * stride_a, B_b = B + b * stride_b and C_b = C + b * stride_c (strides in elements,
+/// the argument order of cublas<t>gemmStridedBatched).
+///
+/// - Each batch follows gemm's rules and BLAS semantics (sizes, leading dimensions, beta == 0
+///   never reads C, k == 0 or alpha == 0 gives C_b = beta * C_b); all batches share layout, ops,
+///   alpha and beta.
+/// - batch_count >= 0; 0 returns Success and touches nothing (pointers may then be null).
+/// - stride_a, stride_b >= 0; 0 broadcasts one A (or B) to every batch. stride_c >= 0, and with
+///   two batches or more at least the span of one C (its last element's offset + 1:
+///   (m - 1) * ldc + n row-major, (n - 1) * ldc + m column-major), so that no element of C
+///   belongs to two batches; a smaller one returns Status::InvalidStride. Batches may run in
+///   any order or at once.
+/// - The last batch's last element of every operand the call reads or writes must have an
+///   int64 offset (else Status::SizeOverflow).
+/// - Every argument is validated before any CUDA call, as gemm's. A rung that batches natively
+///   (KernelInfo::native_batch: cuBLAS, 13-19) covers the batch in one launch; any other rung
+///   named in `options.kernel` is run once per batch. `auto` picks among the native ones.
+template <class T>
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            T alpha, const T* A, int64_t lda, int64_t stride_a, const T* B,
+                            int64_t ldb, int64_t stride_b, T beta, T* C, int64_t ldc,
+                            int64_t stride_c, int64_t batch_count, const GemmOptions& options = {});
+
+extern template Status gemm_strided_batched<float>(Layout, Op, Op, int64_t, int64_t, int64_t, float,
+                                                   const float*, int64_t, int64_t, const float*,
+                                                   int64_t, int64_t, float, float*, int64_t,
+                                                   int64_t, int64_t, const GemmOptions&);
+extern template Status gemm_strided_batched<double>(Layout, Op, Op, int64_t, int64_t, int64_t,
+                                                    double, const double*, int64_t, int64_t,
+                                                    const double*, int64_t, int64_t, double,
+                                                    double*, int64_t, int64_t, int64_t,
+                                                    const GemmOptions&);
+
+/// Checks the arguments of a gemm_strided_batched call without touching the GPU (no CUDA
+/// call): validate_gemm's checks plus batch_count, the strides and the last batch's offsets.
+template <class T>
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, T alpha, const T* A, int64_t lda, int64_t stride_a,
+                                     const T* B, int64_t ldb, int64_t stride_b, T beta,
+                                     const T* C, int64_t ldc, int64_t stride_c,
+                                     int64_t batch_count, const GemmOptions& options = {});
+
+extern template Status validate_gemm_strided_batched<float>(
+    Layout, Op, Op, int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t, const float*,
+    int64_t, int64_t, float, const float*, int64_t, int64_t, int64_t, const GemmOptions&);
+extern template Status validate_gemm_strided_batched<double>(
+    Layout, Op, Op, int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
+    const double*, int64_t, int64_t, double, const double*, int64_t, int64_t, int64_t,
+    const GemmOptions&);
+
+/// Half-precision strided batched GEMM: the half overloads of gemm (A and B in BF16 or FP16,
+/// C in the same type or float, FP32 accumulation, alpha and beta in float), batched as the
+/// template above. BF16 inputs, BF16 C.
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            float alpha, const __nv_bfloat16* A, int64_t lda, int64_t stride_a,
+                            const __nv_bfloat16* B, int64_t ldb, int64_t stride_b, float beta,
+                            __nv_bfloat16* C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                            const GemmOptions& options = {});
+/// BF16 inputs, float C.
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            float alpha, const __nv_bfloat16* A, int64_t lda, int64_t stride_a,
+                            const __nv_bfloat16* B, int64_t ldb, int64_t stride_b, float beta,
+                            float* C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                            const GemmOptions& options = {});
+/// FP16 inputs, FP16 C.
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            float alpha, const __half* A, int64_t lda, int64_t stride_a,
+                            const __half* B, int64_t ldb, int64_t stride_b, float beta, __half* C,
+                            int64_t ldc, int64_t stride_c, int64_t batch_count,
+                            const GemmOptions& options = {});
+/// FP16 inputs, float C.
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            float alpha, const __half* A, int64_t lda, int64_t stride_a,
+                            const __half* B, int64_t ldb, int64_t stride_b, float beta, float* C,
+                            int64_t ldc, int64_t stride_c, int64_t batch_count,
+                            const GemmOptions& options = {});
+
+/// validate_gemm_strided_batched for the half-precision overloads: the same checks, no CUDA call.
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+                                     int64_t stride_a, const __nv_bfloat16* B, int64_t ldb,
+                                     int64_t stride_b, float beta, const __nv_bfloat16* C,
+                                     int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                     const GemmOptions& options = {});
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, float alpha, const __nv_bfloat16* A, int64_t lda,
+                                     int64_t stride_a, const __nv_bfloat16* B, int64_t ldb,
+                                     int64_t stride_b, float beta, const float* C, int64_t ldc,
+                                     int64_t stride_c, int64_t batch_count,
+                                     const GemmOptions& options = {});
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, float alpha, const __half* A, int64_t lda,
+                                     int64_t stride_a, const __half* B, int64_t ldb,
+                                     int64_t stride_b, float beta, const __half* C, int64_t ldc,
+                                     int64_t stride_c, int64_t batch_count,
+                                     const GemmOptions& options = {});
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, float alpha, const __half* A, int64_t lda,
+                                     int64_t stride_a, const __half* B, int64_t ldb,
+                                     int64_t stride_b, float beta, const float* C, int64_t ldc,
+                                     int64_t stride_c, int64_t batch_count,
+                                     const GemmOptions& options = {});
+
 constexpr const char* to_string(Precision p) noexcept { return p == Precision::Tf32 ? "tf32" : "default"; }
 constexpr const char* to_string(Layout l) noexcept { return l == Layout::RowMajor ? "row" : "col"; }
 constexpr char to_char(Op o) noexcept { return o == Op::N ? 'n' : 't'; }

@@ -9,7 +9,7 @@ namespace gemmlab {
 /// The calling thread's last failure message is available from `last_error()`.
 enum class Status : int {
     Success = 0,
-    InvalidSize,             ///< m, n or k is negative
+    InvalidSize,             ///< m, n, k or batch_count is negative
     InvalidLeadingDimension, ///< lda, ldb or ldc is below the minimum for the layout and op
     NullPointer,             ///< A, B or C is null where it will be accessed
     NotDevicePointer,        ///< a host (or unregistered) pointer was passed where device memory is needed
@@ -22,6 +22,9 @@ enum class Status : int {
     /// the rung needs features the current GPU or this build lacks (sm_90a: wgmma, TMA,
     /// setmaxnreg run only on compute capability 9.0, from a library built with 90a code)
     UnsupportedDevice,
+    /// a batch stride of gemm_strided_batched is negative, or stride_c is too small to keep
+    /// the batches of C apart
+    InvalidStride,
 };
 
 /// Short stable name of a status, e.g. "InvalidLeadingDimension".
@@ -39,6 +42,7 @@ constexpr std::string_view to_string(Status s) noexcept {
     case Status::CudaError: return "CudaError";
     case Status::CublasError: return "CublasError";
     case Status::UnsupportedDevice: return "UnsupportedDevice";
+    case Status::InvalidStride: return "InvalidStride";
     }
     return "Unknown";
 }

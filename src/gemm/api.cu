@@ -71,6 +71,12 @@ std::string operand_where(bool row, const Operand& x) {
            (x.has_op ? (x.is_op_t ? ", op T)" : ", op N)") : ")");
 }
 
+/// Offset of the last element of operand x as stored in `layout` (-1 when it overflows int64).
+int64_t last_offset_of(Layout layout, const Operand& x) {
+    const bool row = layout == Layout::RowMajor;
+    return last_offset(row ? x.cols : x.rows, row ? x.rows : x.cols, x.ld);
+}
+
 /// Leading-dimension and overflow rule for one operand: column-major storage strides columns
 /// by ld, so ld >= rows; row-major strides rows, so ld >= cols. The message text is built only
 /// when the rule is broken: on the success path this is integer arithmetic (it used to build
@@ -106,6 +112,45 @@ const detail::Rung* find_rung(std::string_view key) {
     return nullptr;
 }
 
+/// The rules of a strided batch, after each operand passed check_operand (a plain gemm call is
+/// one batch with zero strides and passes them all): every stride >= 0; with two batches or
+/// more, stride_c at least the span of one C (its last offset + 1), so that no element of C
+/// belongs to two batches (the batches may run in any order or at once); and the last batch's
+/// last element inside int64 for every operand the call touches (`touched`: A, B, C).
+Status check_batch(Layout layout, const Operand (&ops)[3], const detail::Batch& batch,
+                   const bool (&touched)[3]) {
+    const int64_t strides[3] = {batch.strides.a, batch.strides.b, batch.strides.c};
+    const char* const names[3] = {"stride_a", "stride_b", "stride_c"};
+    for (int i = 0; i < 3; ++i)
+        if (strides[i] < 0)
+            return fail(Status::InvalidStride,
+                        std::string(names[i]) + " = " + std::to_string(strides[i]) +
+                            " is negative (batch strides must be >= 0" +
+                            (i < 2 ? std::string("; 0 gives every batch the same ") + ops[i].name : "") + ")");
+    if (batch.count < 2) return Status::Success;
+    const bool row = layout == Layout::RowMajor;
+    if (touched[2]) {
+        const int64_t last = last_offset_of(layout, ops[2]); // the span is last + 1
+        if (batch.strides.c <= last)
+            return fail(Status::InvalidStride,
+                        "stride_c = " + std::to_string(batch.strides.c) + " is less than the " +
+                            std::to_string(uint64_t(last) + 1) + " elements one C spans (" +
+                            (row ? "(m - 1) x ldc + n, row-major C" : "(n - 1) x ldc + m, column-major C") +
+                            "): the " + std::to_string(batch.count) + " batches of C would overlap");
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (!touched[i]) continue;
+        int64_t prod = 0, sum = 0;
+        if (__builtin_mul_overflow(batch.count - 1, strides[i], &prod) ||
+            __builtin_add_overflow(prod, last_offset_of(layout, ops[i]), &sum))
+            return fail(Status::SizeOverflow,
+                        std::string("the last element of the last batch of ") + ops[i].name +
+                            " lies beyond int64: (batch_count - 1) x " + names[i] + " = " +
+                            std::to_string(batch.count - 1) + " x " + std::to_string(strides[i]));
+    }
+    return Status::Success;
+}
+
 /// The element types of one call: A and B, and C.
 struct CallTypes {
     DataType in, out;
@@ -117,12 +162,13 @@ std::string type_text(CallTypes t) {
     return s;
 }
 
-/// The checks of every overload. On success `*rung` is the rung that `options.kernel` names, or
-/// nullptr for auto.
+/// The checks of every overload, gemm's and gemm_strided_batched's (`batch`: one batch for
+/// gemm). On success `*rung` is the rung that `options.kernel` names, or nullptr for auto.
 Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, bool alpha_zero,
                 const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc,
-                const GemmOptions& options, CallTypes types, const detail::Rung** rung) {
-    for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
+                const detail::Batch& batch, const GemmOptions& options, CallTypes types,
+                const detail::Rung** rung) {
+    for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}, {"batch_count", batch.count}})
         if (v < 0)
             return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
                                                  " is negative (sizes must be >= 0)");
@@ -135,8 +181,10 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
     for (const auto& x : ops)
         if (Status s = check_operand(layout, x); s != Status::Success) return s;
 
-    const bool writes_c = m > 0 && n > 0;
+    const bool writes_c = m > 0 && n > 0 && batch.count > 0;
     const bool reads_ab = writes_c && k > 0 && !alpha_zero;
+    if (Status s = check_batch(layout, ops, batch, {reads_ab, reads_ab, writes_c}); s != Status::Success)
+        return s;
     if (writes_c && !C) return fail(Status::NullPointer, "C is null but m x n = " + std::to_string(m) + " x " + std::to_string(n) + " elements must be written");
     if (reads_ab && !A) return fail(Status::NullPointer, "A is null but k = " + std::to_string(k) + " > 0 and alpha != 0");
     if (reads_ab && !B) return fail(Status::NullPointer, "B is null but k = " + std::to_string(k) + " > 0 and alpha != 0");
@@ -167,9 +215,10 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
 template <class TIn, class TOut, class TS>
 Status validate_typed(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, TS alpha,
                       const TIn* A, int64_t lda, const TIn* B, int64_t ldb, const TOut* C,
-                      int64_t ldc, const GemmOptions& options, const detail::Rung** rung) {
-    return validate(layout, op_a, op_b, m, n, k, alpha == TS(0), A, lda, B, ldb, C, ldc, options,
-                    {data_type_of<TIn>(), data_type_of<TOut>()}, rung);
+                      int64_t ldc, const detail::Batch& batch, const GemmOptions& options,
+                      const detail::Rung** rung) {
+    return validate(layout, op_a, op_b, m, n, k, alpha == TS(0), A, lda, B, ldb, C, ldc, batch,
+                    options, {data_type_of<TIn>(), data_type_of<TOut>()}, rung);
 }
 
 /// The number of visible CUDA devices, asked once per process. The runtime fixes the set of
@@ -208,40 +257,57 @@ Status check_device_pointer(const char* name, const void* p, int device) {
 
 // C = beta * C for the k == 0 / alpha == 0 cases; beta == 0 writes zeros without reading C.
 // A half-precision C is scaled in float and rounded to nearest, as the rungs' epilogues do.
+// Batch z (of `batches`, stride_c apart) on gridDim.z, looping past its 65535 slices.
 template <class TC, class TS>
-__global__ void scale_c_kernel(int64_t m, int64_t n, TS beta, TC* C, int64_t ldc) {
+__global__ void scale_c_kernel(int64_t m, int64_t n, TS beta, TC* C, int64_t ldc, int64_t batches,
+                               int64_t stride_c) {
     const int64_t total = m * n;
-    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
-         idx += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t i = idx % m, j = idx / m;
-        TC* c = C + i + j * ldc;
-        if constexpr (std::is_same_v<TC, TS>)
-            *c = beta == TS(0) ? TS(0) : beta * *c;
-        else
-            *c = detail::from_float<TC>(beta == 0.f ? 0.f : beta * detail::to_float(*c));
+    for (int64_t z = blockIdx.z; z < batches; z += gridDim.z) {
+        TC* const Cz = C + z * stride_c;
+        for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+             idx += int64_t(gridDim.x) * blockDim.x) {
+            const int64_t i = idx % m, j = idx / m;
+            TC* c = Cz + i + j * ldc;
+            if constexpr (std::is_same_v<TC, TS>)
+                *c = beta == TS(0) ? TS(0) : beta * *c;
+            else
+                *c = detail::from_float<TC>(beta == 0.f ? 0.f : beta * detail::to_float(*c));
+        }
     }
 }
 
-/// The whole call for A and B in TIn, C in TOut, alpha and beta in TS.
+/// Runs the normalized problem on `rung` (nullptr: auto, which picks a natively batched
+/// configuration for a batch). The one place a batch is looped on the host: a rung without
+/// KernelInfo::native_batch gets one launch per batch, each a problem of its own.
+void launch_problem(const detail::Rung* rung, const detail::Problem& g, cudaStream_t stream) {
+    if (!rung) return detail::launch_auto(g, stream);
+    if (g.batch.count == 1 || rung->info.native_batch) return rung->launch(g, stream);
+    for (int64_t b = 0; b < g.batch.count; ++b) rung->launch(g.one_batch(b), stream);
+}
+
+/// The whole call for A and B in TIn, C in TOut, alpha and beta in TS; `batch` is one batch for
+/// gemm.
 template <class TIn, class TOut, class TS>
 Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, TS alpha,
                 const TIn* A, int64_t lda, const TIn* B, int64_t ldb, TS beta, TOut* C,
-                int64_t ldc, const GemmOptions& options) {
+                int64_t ldc, const detail::Batch& batch, const GemmOptions& options) {
     t_last_error.clear();
     const detail::Rung* rung = nullptr;
     if (Status s = validate_typed<TIn, TOut, TS>(layout, op_a, op_b, m, n, k, alpha, A, lda, B,
-                                                 ldb, C, ldc, options, &rung);
+                                                 ldb, C, ldc, batch, options, &rung);
         s != Status::Success)
         return s;
-    if (m == 0 || n == 0) return Status::Success;
+    if (m == 0 || n == 0 || batch.count == 0) return Status::Success;
 
-    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands (and
+    // their batch strides).
     const DataType type = data_type_of<TIn>(), c_type = data_type_of<TOut>();
     detail::Problem g{type, c_type, options.precision, m, n, k, double(alpha), A, lda,
-                      op_a == Op::T, B, ldb, op_b == Op::T, double(beta), C, ldc};
+                      op_a == Op::T, B, ldb, op_b == Op::T, double(beta), C, ldc, batch};
     if (layout == Layout::RowMajor)
         g = {type, c_type, options.precision, n, m, k, double(alpha), B, ldb,
-             op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc};
+             op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc,
+             {batch.count, {batch.strides.b, batch.strides.a, batch.strides.c}}};
 
     if (visible_device_count_cached() == 0) return fail(Status::NoDevice, "no CUDA device is visible");
     int device = 0;
@@ -268,11 +334,13 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         if (!reads_ab) {
             const int64_t total = g.m * g.n;
             const unsigned blocks = unsigned(std::min<int64_t>(detail::ceil_div(total, 256), 65535));
-            scale_c_kernel<TOut, TS><<<blocks, 256, 0, options.stream>>>(g.m, g.n, beta, C, ldc);
+            const dim3 grid(blocks, 1, detail::batch_grid_z(batch.count));
+            scale_c_kernel<TOut, TS><<<grid, 256, 0, options.stream>>>(g.m, g.n, beta, C, ldc,
+                                                                        batch.count, batch.strides.c);
             GEMMLAB_CHECK_LAUNCH();
             return Status::Success;
         }
-        (rung ? rung->launch : &detail::launch_auto)(g, options.stream);
+        launch_problem(rung, g, options.stream);
         return Status::Success;
     } catch (const CublasFailure& e) {
         return fail(Status::CublasError, e.what());
@@ -311,7 +379,7 @@ Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
                      int64_t ldc, const GemmOptions& options) {
     t_last_error.clear();
     const detail::Rung* rung = nullptr;
-    return validate_typed<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc,
+    return validate_typed<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, {},
                                    options, &rung);
 }
 
@@ -319,8 +387,29 @@ template <class T>
 Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
             int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc,
             const GemmOptions& options) {
-    return run_gemm<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+    return run_gemm<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, {},
                              options);
+}
+
+template <class T>
+Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+                                     int64_t k, T alpha, const T* A, int64_t lda, int64_t stride_a,
+                                     const T* B, int64_t ldb, int64_t stride_b, T /*beta*/,
+                                     const T* C, int64_t ldc, int64_t stride_c,
+                                     int64_t batch_count, const GemmOptions& options) {
+    t_last_error.clear();
+    const detail::Rung* rung = nullptr;
+    return validate_typed<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, C, ldc,
+                                   {batch_count, {stride_a, stride_b, stride_c}}, options, &rung);
+}
+
+template <class T>
+Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                            T alpha, const T* A, int64_t lda, int64_t stride_a, const T* B,
+                            int64_t ldb, int64_t stride_b, T beta, T* C, int64_t ldc,
+                            int64_t stride_c, int64_t batch_count, const GemmOptions& options) {
+    return run_gemm<T, T, T>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                             {batch_count, {stride_a, stride_b, stride_c}}, options);
 }
 
 #define GEMMLAB_INSTANTIATE(T)                                                                     \
@@ -328,7 +417,15 @@ Status gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T 
                             const T*, int64_t, T, T*, int64_t, const GemmOptions&);                \
     template Status validate_gemm<T>(Layout, Op, Op, int64_t, int64_t, int64_t, T, const T*,      \
                                      int64_t, const T*, int64_t, T, const T*, int64_t,             \
-                                     const GemmOptions&);
+                                     const GemmOptions&);                                          \
+    template Status gemm_strided_batched<T>(Layout, Op, Op, int64_t, int64_t, int64_t, T,          \
+                                            const T*, int64_t, int64_t, const T*, int64_t,         \
+                                            int64_t, T, T*, int64_t, int64_t, int64_t,             \
+                                            const GemmOptions&);                                   \
+    template Status validate_gemm_strided_batched<T>(Layout, Op, Op, int64_t, int64_t, int64_t, T, \
+                                                     const T*, int64_t, int64_t, const T*,         \
+                                                     int64_t, int64_t, T, const T*, int64_t,       \
+                                                     int64_t, int64_t, const GemmOptions&);
 GEMMLAB_INSTANTIATE(float)
 GEMMLAB_INSTANTIATE(double)
 #undef GEMMLAB_INSTANTIATE
@@ -339,7 +436,7 @@ GEMMLAB_INSTANTIATE(double)
                 const TIn* A, int64_t lda, const TIn* B, int64_t ldb, float beta, TOut* C,         \
                 int64_t ldc, const GemmOptions& options) {                                         \
         return run_gemm<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb,      \
-                                          beta, C, ldc, options);                                  \
+                                          beta, C, ldc, {}, options);                              \
     }                                                                                              \
     Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,        \
                          float alpha, const TIn* A, int64_t lda, const TIn* B, int64_t ldb,        \
@@ -347,7 +444,28 @@ GEMMLAB_INSTANTIATE(double)
         t_last_error.clear();                                                                      \
         const detail::Rung* rung = nullptr;                                                        \
         return validate_typed<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B,     \
-                                                ldb, C, ldc, options, &rung);                      \
+                                                ldb, C, ldc, {}, options, &rung);                  \
+    }                                                                                              \
+    Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,  \
+                                float alpha, const TIn* A, int64_t lda, int64_t stride_a,          \
+                                const TIn* B, int64_t ldb, int64_t stride_b, float beta, TOut* C,  \
+                                int64_t ldc, int64_t stride_c, int64_t batch_count,                \
+                                const GemmOptions& options) {                                      \
+        return run_gemm<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb,      \
+                                          beta, C, ldc,                                            \
+                                          {batch_count, {stride_a, stride_b, stride_c}}, options);   \
+    }                                                                                              \
+    Status validate_gemm_strided_batched(                                                          \
+        Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,             \
+        const TIn* A, int64_t lda, int64_t stride_a, const TIn* B, int64_t ldb, int64_t stride_b,  \
+        float /*beta*/, const TOut* C, int64_t ldc, int64_t stride_c, int64_t batch_count,         \
+        const GemmOptions& options) {                                                              \
+        t_last_error.clear();                                                                      \
+        const detail::Rung* rung = nullptr;                                                        \
+        return validate_typed<TIn, TOut, float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B,     \
+                                                ldb, C, ldc,                                       \
+                                                {batch_count, {stride_a, stride_b, stride_c}},       \
+                                                options, &rung);                                   \
     }
 GEMMLAB_HALF_OVERLOADS(__nv_bfloat16, __nv_bfloat16)
 GEMMLAB_HALF_OVERLOADS(__nv_bfloat16, float)

@@ -16,11 +16,15 @@
 // only per-configuration input is a MEASURED number:
 //
 //   time(config) = blocks on the busiest SM * 2 * tile area * k * SMs / (rate * utilisation)
-//                  + pack bytes * (m + n) * k / DRAM bandwidth
+//                  + pack bytes * (m + n) * k / DRAM bandwidth  (both x batches for a batch)
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
-//   rows its tiles waste, which steers it to the 64-wide tiles.
+//   rows its tiles waste, which steers it to the 64-wide tiles. A strided batch is more tiles
+//   of the same launch (one gridDim.z slice per batch): tiles = tiles of one C x batches, so
+//   1024 batches of 64x64 fill the GPU with 64-wide tiles where one 128x128 tile per batch
+//   would compute 4x the useful work. For more than one batch only the candidates that batch
+//   natively compete; the Hopper rungs (20-26) run once per batch and are left out.
 // - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
 //   .perf/cfg_bench sweep of 2026-11-22, a scratch harness outside the repository, median of 21): the full-chip rate, where every SM
 //   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
@@ -75,6 +79,10 @@ struct CandidateFor {
     /// 4096^3 on the whole call) already holds that cost there; the model adds it again
     /// everywhere, which only weighs it double where it matters least (large m and n).
     double pack_bytes = 0;
+    /// Covers a strided batch in one launch (KernelInfo::native_batch); a call of more than
+    /// one batch picks among these only. A configuration whose launcher ignores the batch (the
+    /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
+    bool native_batch = true;
 };
 
 template <class T>
@@ -143,12 +151,12 @@ const Candidate<float> kFloatTf32[] = {
 // 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
-     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12},
+     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, /*native_batch=*/false},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
     {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
-     true, 0, /*pack_bytes=*/8},
+     true, 0, /*pack_bytes=*/8, /*native_batch=*/false},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -162,8 +170,8 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true},
-        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true, 0, 0, false},
+        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, 0, 0, false},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
     };
@@ -179,11 +187,14 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// The modelled time of `c` in ns: the busiest SM's tiles at the configuration's per-SM rate,
-/// plus the pack step's DRAM traffic at the device's peak bandwidth.
+/// The modelled time of `c` in ns on `batches` m x n outputs: the busiest SM's tiles at the
+/// configuration's per-SM rate, plus the pack step's DRAM traffic at the device's peak
+/// bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count tiles x
+/// batches.
 template <class Args>
-double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps) {
-    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn);
+double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
+                  const DeviceCaps& caps) {
+    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
@@ -191,23 +202,27 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, 
     // rate is GFLOP/s = FLOP/ns for the whole chip: one SM's share is rate / SMs.
     const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(k);
     const double compute_ns = flops * caps.sm_count / (c.rate * util);
-    const double pack_ns =
-        c.pack_bytes > 0 && caps.dram_gbps > 0 ? c.pack_bytes * double(m + n) * double(k) / caps.dram_gbps : 0.0;
+    const double pack_ns = c.pack_bytes > 0 && caps.dram_gbps > 0
+                               ? c.pack_bytes * double(m + n) * double(k) * double(batches) / caps.dram_gbps
+                               : 0.0;
     return compute_ns + pack_ns;
 }
 
-/// The fastest candidate by the model over the given lists, among those `caps` can run; ties
-/// go to the earlier one. Throws if none can run (a list without a portable last entry).
+/// The fastest candidate by the model over the given lists for the shape and batch, among
+/// those `caps` can run (and, for more than one batch, that batch natively); ties go to the
+/// earlier one. Throws if none can run (a list without a portable last entry).
 template <class Args>
 const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
-                               int64_t m, int64_t n, int64_t k, const DeviceCaps& caps) {
+                               int64_t m, int64_t n, int64_t k, int64_t batches,
+                               const DeviceCaps& caps) {
     const CandidateFor<Args>* best = nullptr;
     double best_time = 0;
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
             if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
-            const double t = model_time(c, m, n, k, caps);
+            if (batches > 1 && !c.native_batch) continue;
+            const double t = model_time(c, m, n, k, batches, caps);
             if (!best || t < best_time) best = &c, best_time = t;
         }
     if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
@@ -217,7 +232,8 @@ const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFo
 /// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
 template <class TIn, class TOut>
 void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, g.k, current_device_caps())
+    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, g.k, g.batch.count,
+                              current_device_caps())
         .launch(g, stream);
 }
 
@@ -232,7 +248,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     const DeviceCaps caps = current_device_caps(); // cached per device
     if (p.type == DataType::F64) {
         // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, p.k, caps)
+        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
             .launch(p.as<double>(), stream);
         return;
     }
@@ -242,13 +258,13 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     if (p.precision == Precision::Tf32)
         pick<GemmArgs<float>>({kFloatWgmmaTf32, kFloatTf32, kFloatWgmmaTf32x3, kFloatTf32x3,
                                kFloatCudaCores},
-                              p.m, p.n, p.k, caps)
+                              p.m, p.n, p.k, p.batch.count, caps)
             .launch(g, stream);
     else if (tf32x3_ok)
-        pick<GemmArgs<float>>({kFloatWgmmaTf32x3, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, p.k, caps)
+        pick<GemmArgs<float>>({kFloatWgmmaTf32x3, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
             .launch(g, stream);
     else
-        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, p.k, caps).launch(g, stream);
+        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps).launch(g, stream);
 }
 
 } // namespace gemmlab::detail

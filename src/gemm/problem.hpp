@@ -16,13 +16,28 @@
 
 namespace gemmlab::detail {
 
+/// The batch strides of a strided batched call, in elements: batch b reads A + b * a and
+/// B + b * b and writes C + b * c. What a natively batched kernel takes beside its operands
+/// (gridDim.z gives the batch).
+struct BatchStrides {
+    int64_t a = 0, b = 0, c = 0;
+};
+
+/// A strided batch of products with one shape. A plain gemm call is one batch. When a rung is
+/// called the API guarantees count >= 1, strides >= 0 (0 shares one A or B across the batch),
+/// C's batches disjoint, and every batch's offsets inside int64.
+struct Batch {
+    int64_t count = 1;
+    BatchStrides strides{};
+};
+
 /// Column-major C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C.
 /// Element (i, j) of a column-major matrix X sits at X[i + j * ldx] (64-bit offsets).
 /// op(A) = A when !trans_a (A stored m x k), else A^T (A stored k x m); same for B.
 /// The API guarantees m, n, k >= 1 and alpha != 0 when a rung is called, and that C is never
-/// read when beta == 0.
+/// read when beta == 0. One product: what a kernel computes (GemmArgs adds the batch).
 template <class T>
-struct GemmArgs {
+struct GemmOperands {
     int64_t m, n, k;
     T alpha;
     const T* A;
@@ -36,22 +51,38 @@ struct GemmArgs {
     int64_t ldc;
 };
 
+/// GemmOperands and a strided batch: what a launcher receives. `batch` is one batch unless the
+/// rung batches natively (KernelInfo::native_batch): the API runs any other rung once per batch.
+/// Natively batched kernels take the operands and the strides as separate parameters, not this
+/// struct: ptxas spilled registers in tight configurations (double 128x64 tiles) once the
+/// kernel's by-value struct parameter grew past 128 bytes with the batch in it.
+template <class T>
+struct GemmArgs : GemmOperands<T> {
+    Batch batch{};
+};
+
 /// Enqueues one GEMM on `stream`. Throws CudaFailure if a launch is rejected.
 template <class T>
 using Launcher = void (*)(const GemmArgs<T>& args, cudaStream_t stream);
 
 /// The half-precision problem: A and B in TIn (__nv_bfloat16 or __half), C in TOut (TIn or
 /// float), FP32 accumulation, alpha and beta in float. Column-major and normalized exactly like
-/// GemmArgs, with the same guarantees (m, n, k >= 1, alpha != 0, C not read when beta == 0).
+/// GemmOperands, with the same guarantees (m, n, k >= 1, alpha != 0, C not read when beta == 0).
 /// Pointers and leading dimensions may have any alignment the element type allows (2 bytes).
 template <class TIn, class TOut>
-struct HalfArgs {
+struct HalfOperands {
     int64_t m, n, k;
     float alpha;
     const TIn* A; int64_t lda; bool trans_a;
     const TIn* B; int64_t ldb; bool trans_b;
     float beta;
     TOut* C; int64_t ldc;
+};
+
+/// HalfOperands and a strided batch, as GemmArgs.
+template <class TIn, class TOut>
+struct HalfArgs : HalfOperands<TIn, TOut> {
+    Batch batch{};
 };
 
 /// Enqueues one half-precision GEMM on `stream`. Throws CudaFailure if a launch is rejected.
@@ -76,20 +107,38 @@ struct Problem {
     double beta;
     void* C;
     int64_t ldc;
+    Batch batch{}; ///< as GemmArgs::batch
 
     /// The typed view; T must be the type named by `type`.
     template <class T>
     GemmArgs<T> as() const {
-        return {m,     n,   k,       T(alpha),   static_cast<const T*>(A), lda,
-                trans_a, static_cast<const T*>(B), ldb, trans_b, T(beta), static_cast<T*>(C), ldc};
+        return {{m, n, k, T(alpha), static_cast<const T*>(A), lda, trans_a,
+                 static_cast<const T*>(B), ldb, trans_b, T(beta), static_cast<T*>(C), ldc},
+                batch};
     }
 
     /// The typed half-precision view; TIn must be the type named by `type`, TOut by `c_type`.
     template <class TIn, class TOut>
     HalfArgs<TIn, TOut> as_half() const {
-        return {m,       n,   k,       float(alpha), static_cast<const TIn*>(A), lda,
-                trans_a, static_cast<const TIn*>(B), ldb, trans_b, float(beta),
-                static_cast<TOut*>(C), ldc};
+        return {{m, n, k, float(alpha), static_cast<const TIn*>(A), lda, trans_a,
+                 static_cast<const TIn*>(B), ldb, trans_b, float(beta), static_cast<TOut*>(C), ldc},
+                batch};
+    }
+
+    /// Batch b alone: its pointers moved b strides on, one batch. What a rung that does not
+    /// batch natively receives, once per batch.
+    Problem one_batch(int64_t b) const {
+        Problem p = *this;
+        p.A = static_cast<const char*>(A) + b * batch.strides.a * element_bytes(type);
+        p.B = static_cast<const char*>(B) + b * batch.strides.b * element_bytes(type);
+        p.C = static_cast<char*>(C) + b * batch.strides.c * element_bytes(c_type);
+        p.batch = {};
+        return p;
+    }
+
+    /// Bytes of one element of `t`.
+    static constexpr int64_t element_bytes(DataType t) {
+        return t == DataType::F64 ? 8 : t == DataType::F32 ? 4 : 2;
     }
 };
 

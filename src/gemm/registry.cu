@@ -10,41 +10,47 @@ namespace gemmlab {
 namespace detail {
 namespace {
 
-// A CUDA-core rung in float and double.
-#define GEMMLAB_RUNG(number, name, technique, seeds)                                               \
+// A CUDA-core rung in float and double; native_batch: its kernel loops over a strided batch
+// itself (KernelInfo::native_batch).
+#define GEMMLAB_RUNG_B(number, name, technique, seeds, native_batch)                               \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, types_of(true, true), Precision::Default,      \
-                   Engine::CudaCores, Device::Gpu, false},                                         \
+                   Engine::CudaCores, Device::Gpu, false, 0, native_batch},                        \
             &launch_typed<&launch_##name<float>, &launch_##name<double>>                           \
     }
+#define GEMMLAB_RUNG(number, name, technique, seeds) GEMMLAB_RUNG_B(number, name, technique, seeds, false)
 
 // A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
 // nullptr); needs_sm90a: it uses Hopper-only instructions.
 // min_cc: the lowest compute capability (10 * major + minor) whose instructions it uses.
-#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a, min_cc) \
+// native_batch: its kernel covers a strided batch itself (mma_tile.cuh does; rungs 25-26 do not).
+#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a, min_cc, \
+                           native_batch)                                                           \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),                    \
-                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a, min_cc},              \
+                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a, min_cc, native_batch}, \
             &launch_typed<f32, f64>                                                                \
     }
 #define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
-    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false, 0)
+    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false, 0, true)
 
 // A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
 // accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
 // needs_sm90a: it uses Hopper-only instructions (wgmma, TMA, setmaxnreg, clusters).
-#define GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, engine, needs_sm90a)                 \
+// native_batch: its kernel loops over a strided batch itself (KernelInfo::native_batch).
+#define GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, engine, needs_sm90a, native_batch)   \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, kHalfTypes, Precision::Default, engine,        \
-                   Device::Gpu, needs_sm90a},                                                      \
+                   Device::Gpu, needs_sm90a, 0, native_batch},                                     \
             &launch_half<&launch_##name<__nv_bfloat16, __nv_bfloat16>,                             \
                          &launch_##name<__nv_bfloat16, float>, &launch_##name<__half, __half>,     \
                          &launch_##name<__half, float>>                                            \
     }
 
 // A half-precision tensor-core rung.
-#define GEMMLAB_HALF_RUNG(number, name, technique, seeds, needs_sm90a)                             \
-    GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, Engine::TensorCores, needs_sm90a)
+#define GEMMLAB_HALF_RUNG(number, name, technique, seeds, needs_sm90a, native_batch)               \
+    GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, Engine::TensorCores, needs_sm90a,         \
+                         native_batch)
 
 const Rung kRungs[] = {
     Rung{KernelInfo{0, "cublas",
@@ -52,7 +58,8 @@ const Rung kRungs[] = {
                     "allows it (CUBLAS_COMPUTE_32F_FAST_TF32); BF16/FP16 by cublasGemmEx with "
                     "FP32 compute: the yardstick",
                     "-", type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16}),
-                    Precision::Default, Engine::Library, Device::Gpu, false},
+                    Precision::Default, Engine::Library, Device::Gpu, false, 0,
+                    /*native_batch=*/true},
          &launch_cublas},
     GEMMLAB_RUNG(1, naive, "one thread per C element, warp laid across C's columns (uncoalesced)",
                  "001 v1"),
@@ -98,19 +105,20 @@ const Rung kRungs[] = {
                  "as 11, next K tile prefetched from global into registers during the FMAs, two "
                  "shared-memory buffers, one barrier per K tile",
                  "000 §3.5.5"),
-    GEMMLAB_RUNG(13, warp_tile,
+    GEMMLAB_RUNG_B(13, warp_tile,
                  "as 12, block tile cut into warp tiles (f32 128x256x16: 2x4 warps of 64x64), lanes "
                  "tile their warp's tile; block/warp/thread shapes as template types",
-                 "public warptiling designs"),
-    GEMMLAB_RUNG(14, async_pipeline,
+                 "public warptiling designs", true),
+    GEMMLAB_RUNG_B(14, async_pipeline,
                  "as 13, global->shared copies by cp.async (zero-filling at edges) into a 3-stage "
                  "shared-memory pipeline",
-                 "sm_80+"),
+                 "sm_80+", true),
     // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
     GEMMLAB_TC_RUNG_ON(15, dmma,
                        "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
                        "cp.async pipeline into padded, bank-conflict-free shared tiles",
-                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, false, 90),
+                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, false, 90,
+                       true),
     GEMMLAB_TC_RUNG(16, tf32,
                     "TF32 tensor cores: inputs rounded to TF32 (cvt.rna), mma.sync m16n8k8, FP32 "
                     "accumulation; rung 15's pipeline. Lower precision (u = 2^-11)",
@@ -124,43 +132,43 @@ const Rung kRungs[] = {
                          "BF16/FP16 on the CUDA cores: 64x64x16 shared tiles converted to float, "
                          "4x4 FP32 FMA outputs per thread, one rounding to C's type; any "
                          "alignment: the correct fallback",
-                         "001 v7 on half inputs", Engine::CudaCores, false),
+                         "001 v7 on half inputs", Engine::CudaCores, false, true),
     GEMMLAB_HALF_RUNG(19, mma_sync_f16,
                       "mma.sync m16n8k16 bf16/f16 with ldmatrix (.trans for the other layout) from "
                       "an XOR-swizzled cp.async ring: the Ampere-style baseline",
-                      "sm_80+ HMMA", false),
+                      "sm_80+ HMMA", false, true),
     // rungs 20-24: Hopper's warpgroup MMA, one feature at a time (hopper_gemm.cuh)
     GEMMLAB_HALF_RUNG(20, wgmma,
                       "wgmma m64n128k16 reading 128-byte-swizzled shared tiles through "
                       "descriptors, async fence/commit/wait; tiles copied by cp.async",
-                      "sm_90a wgmma", true),
+                      "sm_90a wgmma", true, false),
     GEMMLAB_HALF_RUNG(21, tma,
                       "as 20, tiles loaded by TMA (host-built tensor maps, zero-filled edges), "
                       "stages handed over on full/empty mbarriers",
-                      "sm_90 TMA", true),
+                      "sm_90 TMA", true, false),
     GEMMLAB_HALF_RUNG(22, warp_specialized,
                       "as 21, a producer warpgroup issues TMA, two consumer warpgroups issue "
                       "wgmma (setmaxnreg 40/232), 128x256 tiles",
-                      "sm_90a setmaxnreg", true),
+                      "sm_90a setmaxnreg", true, false),
     GEMMLAB_HALF_RUNG(23, cluster_multicast,
                       "as 22, 2-block clusters along n: each block loads half of the shared A "
                       "tile and multicasts it to both",
-                      "sm_90 clusters", true),
+                      "sm_90 clusters", true, false),
     GEMMLAB_HALF_RUNG(24, persistent,
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
-                      "persistent kernels", true),
+                      "persistent kernels", true, false),
     // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step, then rung 24's kernel)
     GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
                        "TF32 on wgmma m64n256k8: operands rounded (cvt.rna) and packed K-major, "
                        "then rung 24's persistent TMA pipeline. Lower precision (u = 2^-11)",
                        "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
-                       true, 0),
+                       true, 0, false),
     GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,
                        "FP32-accurate 3xTF32 on wgmma: big and small parts packed, three "
                        "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
                        "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
-                       nullptr, true, 0),
+                       nullptr, true, 0, false),
 };
 
 #undef GEMMLAB_HALF_RUNG
@@ -168,6 +176,7 @@ const Rung kRungs[] = {
 #undef GEMMLAB_TC_RUNG
 #undef GEMMLAB_TC_RUNG_ON
 #undef GEMMLAB_RUNG
+#undef GEMMLAB_RUNG_B
 
 } // namespace
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -18,9 +19,15 @@ namespace gemmlab::cli {
 std::string Case::describe() const {
     char buf[160];
     const char* fills[] = {"", " int", " wide-range", " near-FLT_MIN", " Inf/NaN"};
-    std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld alpha=%g beta=%g%s%s%s%s", to_string(dtype),
+    std::string batch;
+    if (batched()) {
+        batch = " batch=" + std::to_string(shape.batch);
+        if (broadcast != Broadcast::None) batch += broadcast == Broadcast::A ? " A-shared" : " B-shared";
+        if (batch_gap) batch += " gap+" + std::to_string(batch_gap);
+    }
+    std::snprintf(buf, sizeof buf, "%s %s %s %lldx%lldx%lld%s alpha=%g beta=%g%s%s%s%s", to_string(dtype),
                   layout == Layout::RowMajor ? "row" : "col", ops().c_str(), (long long)shape.m,
-                  (long long)shape.n, (long long)shape.k, alpha, beta,
+                  (long long)shape.n, (long long)shape.k, batch.c_str(), alpha, beta,
                   ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "", fills[int(fill)],
                   offset ? (" ptr+" + std::to_string(offset)).c_str() : "",
                   precision == Precision::Tf32 ? " precision=tf32" : "");
@@ -62,6 +69,23 @@ Storage storage(Layout layout, int64_t op_rows, int64_t op_cols, bool trans, int
     return {rows, cols, ld, std::max<int64_t>(1, ld * outer)};
 }
 
+/// The batch layout of a case: how many matrices each buffer holds and how far apart. A plain
+/// case (and batch 0, which must touch nothing) has one of each.
+struct BatchPlan {
+    int64_t count;                      ///< matrices computed (0 for batch 0)
+    int64_t stored;                     ///< max(count, 1): matrices allocated and referenced
+    int64_t stride_a, stride_b, stride_c; ///< elements; 0 for a shared operand
+
+    BatchPlan(const Case& cs, const Storage& sa, const Storage& sb, const Storage& sc)
+        : count(cs.shape.batch), stored(std::max<int64_t>(cs.shape.batch, 1)),
+          stride_a(cs.broadcast == Broadcast::A ? 0 : sa.elements + cs.batch_gap),
+          stride_b(cs.broadcast == Broadcast::B ? 0 : sb.elements + cs.batch_gap),
+          stride_c(sc.elements + cs.batch_gap) {}
+
+    /// Elements of a buffer holding `stored` matrices of `elements`, `stride` apart.
+    int64_t buffer(int64_t elements, int64_t stride) const { return (stored - 1) * stride + elements; }
+};
+
 /// One case in A/B type TIn and C type TOut (TIn, or float for half inputs); alpha and beta
 /// are TIn for float and double, float for the half types.
 template <class TIn, class TOut = TIn>
@@ -74,6 +98,7 @@ struct TypedProblem {
 
     Case c;
     Storage sa, sb, sc;
+    BatchPlan bp;
     DeviceBuffer<TIn> A, B;
     DeviceBuffer<TOut> C0, C;
     std::vector<double> ref, mag;
@@ -86,11 +111,19 @@ struct TypedProblem {
         const auto elements = [&](const Storage& st) {
             return std::max(1.0, double(st.ld) * double(row_major ? st.rows : st.cols)) + double(cs.offset);
         };
-        const double a = elements(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad));
-        const double b = elements(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad));
-        const double c = elements(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad));
+        // A batch holds `stored` of each matrix (one of a shared operand), batch_gap apart.
+        const double stored = double(std::max<int64_t>(cs.shape.batch, 1));
+        const auto batched = [&](double one, bool shared) {
+            return shared ? one : stored * (one + double(cs.batch_gap));
+        };
+        const double a = batched(elements(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad)),
+                                 cs.broadcast == Broadcast::A);
+        const double b = batched(elements(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad)),
+                                 cs.broadcast == Broadcast::B);
+        const double c = batched(elements(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)), false);
         double bytes = (a + b) * double(sizeof(TIn)) + 2 * c * double(sizeof(TOut));
-        if (src == ReferenceSource::Gpu) bytes += 2.0 * double(cs.shape.m) * double(cs.shape.n) * sizeof(double);
+        if (src == ReferenceSource::Gpu)
+            bytes += 2.0 * stored * double(cs.shape.m) * double(cs.shape.n) * sizeof(double);
         return bytes;
     }
 
@@ -98,9 +131,11 @@ struct TypedProblem {
         : c(cs),
           sa(storage(cs.layout, cs.shape.m, cs.shape.k, cs.op_a == Op::T, cs.ld_pad)),
           sb(storage(cs.layout, cs.shape.k, cs.shape.n, cs.op_b == Op::T, cs.ld_pad)),
-          sc(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)),
-          A(size_t(sa.elements + cs.offset)), B(size_t(sb.elements + cs.offset)),
-          C0(size_t(sc.elements + cs.offset)), C(size_t(sc.elements + cs.offset)) {
+          sc(storage(cs.layout, cs.shape.m, cs.shape.n, false, cs.ld_pad)), bp(cs, sa, sb, sc),
+          A(size_t(bp.buffer(sa.elements, bp.stride_a) + cs.offset)),
+          B(size_t(bp.buffer(sb.elements, bp.stride_b) + cs.offset)),
+          C0(size_t(bp.buffer(sc.elements, bp.stride_c) + cs.offset)),
+          C(size_t(bp.buffer(sc.elements, bp.stride_c) + cs.offset)) {
         const FillKind fill_b =
             c.fill == FillKind::NearFltMin || c.fill == FillKind::WithSpecials ? FillKind::Uniform : c.fill;
         const FillKind fill_c = c.fill == FillKind::SmallIntegers ? c.fill : FillKind::Uniform;
@@ -108,8 +143,8 @@ struct TypedProblem {
         fill_random(B.get(), B.size(), seed * 3 + 1, fill_b, stream.get());
         fill_random(C0.get(), C0.size(), seed * 3 + 2, fill_c, stream.get());
         const size_t mn = size_t(c.shape.m * c.shape.n);
-        ref.resize(mn);
-        mag.resize(mn);
+        ref.resize(mn * size_t(bp.count));
+        mag.resize(mn * size_t(bp.count));
         host_c.resize(C.size());
         if (src == ReferenceSource::Gpu) gpu_ref(mn);
         else cpu_ref();
@@ -121,27 +156,39 @@ struct TypedProblem {
     TOut* c_out() { return C.get() + c.offset; }
     const TOut* c0() const { return C0.get() + c.offset; }
 
-    // The normalized problem, exactly as the API builds it (row-major = transposed col-major).
-    Args normalized() {
+    // The normalized problem of batch z alone, exactly as the API builds it (row-major =
+    // transposed col-major): what the references compute, one batch at a time.
+    Args normalized(int64_t z = 0) {
         const Scalar alpha = Scalar(c.alpha), beta = Scalar(c.beta);
         const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
+        const TIn* az = a() + z * bp.stride_a;
+        const TIn* bz = b() + z * bp.stride_b;
+        TOut* cz = c_out() + z * bp.stride_c;
         if (c.layout == Layout::RowMajor)
-            return {c.shape.n, c.shape.m, c.shape.k, alpha, b(), sb.ld, tb, a(), sa.ld, ta, beta, c_out(), sc.ld};
-        return {c.shape.m, c.shape.n, c.shape.k, alpha, a(), sa.ld, ta, b(), sb.ld, tb, beta, c_out(), sc.ld};
+            return {{c.shape.n, c.shape.m, c.shape.k, alpha, bz, sb.ld, tb, az, sa.ld, ta, beta, cz, sc.ld}};
+        return {{c.shape.m, c.shape.n, c.shape.k, alpha, az, sa.ld, ta, bz, sb.ld, tb, beta, cz, sc.ld}};
     }
 
+    // The GPU reference, one launch per batch (it is computed once per case), into a dense
+    // m x n block per batch.
     void gpu_ref(size_t mn) {
-        DeviceBuffer<double> dref(mn), dmag(mn);
-        if constexpr (kHalf)
-            reference::gpu_reference_half<TIn, TOut>(normalized(), c0(), sc.ld, dref.get(), dmag.get(),
-                                                     stream.get());
-        else
-            reference::gpu_reference<T>(normalized(), c0(), sc.ld, dref.get(), dmag.get(), stream.get());
+        if (bp.count == 0) return;
+        DeviceBuffer<double> dref(mn * size_t(bp.count)), dmag(mn * size_t(bp.count));
+        for (int64_t z = 0; z < bp.count; ++z) {
+            double* rz = dref.get() + size_t(z) * mn;
+            double* mz = dmag.get() + size_t(z) * mn;
+            const TOut* c0z = c0() + z * bp.stride_c;
+            if constexpr (kHalf)
+                reference::gpu_reference_half<TIn, TOut>(normalized(z), c0z, sc.ld, rz, mz, stream.get());
+            else
+                reference::gpu_reference<T>(normalized(z), c0z, sc.ld, rz, mz, stream.get());
+        }
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-        dref.copy_to_host(ref.data(), mn);
-        dmag.copy_to_host(mag.data(), mn);
+        dref.copy_to_host(ref.data(), ref.size());
+        dmag.copy_to_host(mag.data(), mag.size());
     }
 
+    // The CPU reference, batch by batch.
     void cpu_ref() {
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         std::vector<TIn> a(A.size()), b(B.size());
@@ -149,15 +196,21 @@ struct TypedProblem {
         A.copy_to_host(a.data(), a.size());
         B.copy_to_host(b.data(), b.size());
         C0.copy_to_host(c0.data(), c0.size());
-        if constexpr (kHalf)
-            reference::half_gemm<TIn, TOut>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n,
-                                            c.shape.k, float(c.alpha), a.data() + c.offset, sa.ld,
-                                            b.data() + c.offset, sb.ld, float(c.beta),
-                                            c0.data() + c.offset, sc.ld, ref.data(), mag.data());
-        else
-            reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
-                               a.data() + c.offset, sa.ld, b.data() + c.offset, sb.ld, T(c.beta),
-                               c0.data() + c.offset, sc.ld, ref.data(), mag.data());
+        const size_t mn = size_t(c.shape.m * c.shape.n);
+        for (int64_t z = 0; z < bp.count; ++z) {
+            const TIn* az = a.data() + c.offset + z * bp.stride_a;
+            const TIn* bz = b.data() + c.offset + z * bp.stride_b;
+            const TOut* c0z = c0.data() + c.offset + z * bp.stride_c;
+            double* rz = ref.data() + size_t(z) * mn;
+            double* mz = mag.data() + size_t(z) * mn;
+            if constexpr (kHalf)
+                reference::half_gemm<TIn, TOut>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n,
+                                                c.shape.k, float(c.alpha), az, sa.ld, bz, sb.ld,
+                                                float(c.beta), c0z, sc.ld, rz, mz);
+            else
+                reference::gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
+                                   T(c.alpha), az, sa.ld, bz, sb.ld, T(c.beta), c0z, sc.ld, rz, mz);
+        }
     }
 
     Status launch(const std::string& kernel, cudaStream_t s) {
@@ -169,15 +222,59 @@ struct TypedProblem {
     }
 
     Status call(const GemmOptions& opt) {
+        const auto [m, n, k, batch] = c.shape;
+        if (c.batched()) {
+            if constexpr (kHalf)
+                return gemm_strided_batched(c.layout, c.op_a, c.op_b, m, n, k, float(c.alpha), a(),
+                                            sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                            float(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+            else
+                return gemm_strided_batched<T>(c.layout, c.op_a, c.op_b, m, n, k, T(c.alpha), a(),
+                                               sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                               T(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+        }
         if constexpr (kHalf) // the half-precision overloads (alpha and beta in float)
-            return gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, float(c.alpha),
-                        a(), sa.ld, b(), sb.ld, float(c.beta), c_out(), sc.ld, opt);
+            return gemm(c.layout, c.op_a, c.op_b, m, n, k, float(c.alpha), a(), sa.ld, b(), sb.ld,
+                        float(c.beta), c_out(), sc.ld, opt);
         else
-            return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
-                           a(), sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld, opt);
+            return gemm<T>(c.layout, c.op_a, c.op_b, m, n, k, T(c.alpha), a(), sa.ld, b(), sb.ld,
+                           T(c.beta), c_out(), sc.ld, opt);
+    }
+
+    // Batch 0: C must come out bit for bit as it went in.
+    reference::CheckResult check_untouched(const std::vector<TOut>& before) const {
+        reference::CheckResult r;
+        for (size_t i = 0; i < host_c.size(); ++i)
+            if (std::memcmp(&host_c[i], &before[i], sizeof(TOut)) != 0) ++r.failures;
+        r.pass = r.failures == 0;
+        return r;
+    }
+
+    reference::CheckResult check_batch(const std::string& kernel, int64_t z) const {
+        const size_t mn = size_t(c.shape.m * c.shape.n);
+        const TOut* cz = host_c.data() + c.offset + z * bp.stride_c;
+        const double* rz = ref.data() + size_t(z) * mn;
+        const double* mz = mag.data() + size_t(z) * mn;
+        if constexpr (kHalf)
+            return reference::check_half<TIn, TOut>(c.layout, c.shape.m, c.shape.n, c.shape.k, cz,
+                                                    sc.ld, rz, mz);
+        else
+            return reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k, cz, sc.ld, rz, mz,
+                                       check_precision(kernel, c.dtype, c.precision));
     }
 
     Status validate(const GemmOptions& opt) {
+        const auto [m, n, k, batch] = c.shape;
+        if (c.batched()) {
+            if constexpr (kHalf)
+                return validate_gemm_strided_batched(c.layout, c.op_a, c.op_b, m, n, k, float(c.alpha),
+                                                     a(), sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                                     float(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+            else
+                return validate_gemm_strided_batched<T>(c.layout, c.op_a, c.op_b, m, n, k, T(c.alpha),
+                                                        a(), sa.ld, bp.stride_a, b(), sb.ld, bp.stride_b,
+                                                        T(c.beta), c_out(), sc.ld, bp.stride_c, batch, opt);
+        }
         if constexpr (kHalf)
             return validate_gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
                                  float(c.alpha), a(), sa.ld, b(), sb.ld, float(c.beta), c_out(),
@@ -188,17 +285,27 @@ struct TypedProblem {
                                     opt);
     }
 
+    // The whole call, batch included (A and B's strides swap with them for a row-major case).
     detail::Problem problem() {
         const Args g = normalized();
+        const bool row = c.layout == Layout::RowMajor;
+        const detail::Batch batch{bp.count, {row ? bp.stride_b : bp.stride_a,
+                                             row ? bp.stride_a : bp.stride_b, bp.stride_c}};
         return {data_type_of<TIn>(), data_type_of<TOut>(), c.precision, g.m, g.n, g.k,
                 double(g.alpha), g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b, double(g.beta),
-                g.C, g.ldc};
+                g.C, g.ldc, batch};
     }
 
     RunResult run_and_check(const std::string& kernel) {
         RunResult r;
         if (c.beta == 0) poison_nan(C.get(), C.size(), stream.get());
         else GEMMLAB_CUDA_CHECK(cudaMemcpyAsync(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice, stream.get()));
+        std::vector<TOut> before; // batch 0 compares C with what it was
+        if (bp.count == 0) {
+            GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+            before.resize(host_c.size());
+            C.copy_to_host(before.data(), before.size());
+        }
         const Status st = launch(kernel, stream.get());
         if (st != Status::Success) {
             r.error = std::string(to_string(st)) + ": " + last_error();
@@ -207,14 +314,13 @@ struct TypedProblem {
         r.launched = true;
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         C.copy_to_host(host_c.data(), host_c.size());
-        if constexpr (kHalf)
-            r.check = reference::check_half<TIn, TOut>(c.layout, c.shape.m, c.shape.n, c.shape.k,
-                                                       host_c.data() + c.offset, sc.ld, ref.data(),
-                                                       mag.data());
-        else
-            r.check = reference::check<T>(c.layout, c.shape.m, c.shape.n, c.shape.k,
-                                          host_c.data() + c.offset, sc.ld, ref.data(), mag.data(),
-                                          check_precision(kernel, c.dtype, c.precision));
+        if (bp.count == 0) {
+            r.check = check_untouched(before);
+        } else if (!c.batched()) {
+            r.check = check_batch(kernel, 0);
+        } else {
+            for (int64_t z = 0; z < bp.count; ++z) reference::merge(r.check, check_batch(kernel, z), z);
+        }
         return r;
     }
 

@@ -53,7 +53,13 @@ constexpr bool is_half(DType d) { return input_type(d) == DataType::BF16 || inpu
 
 struct Shape {
     int64_t m = 0, n = 0, k = 0;
+    /// Products of this shape in one strided batched call (gemm_strided_batched); 1 is a plain
+    /// gemm call.
+    int64_t batch = 1;
 };
+
+/// Which operand a strided batched case shares across its batches (stride 0).
+enum class Broadcast { None, A, B };
 
 /// Where the reference result comes from.
 enum class ReferenceSource {
@@ -78,8 +84,15 @@ struct Case {
     /// Elements added to each of A, B and C's base pointers: 1 makes them unaligned for
     /// 16-byte accesses.
     int64_t offset = 0;
+    /// Batched cases (shape.batch != 1): the operand with stride 0, if any. The others are
+    /// stored one after another, batch_gap elements apart (an odd gap leaves every other batch
+    /// unaligned for 16-byte accesses even when batch 0 is aligned).
+    Broadcast broadcast = Broadcast::None;
+    int64_t batch_gap = 0;
 
     std::string ops() const { return {to_char(op_a), to_char(op_b)}; }
+    /// True when the case calls gemm_strided_batched (shape.batch != 1), false for gemm.
+    bool batched() const { return shape.batch != 1; }
     std::string describe() const;
 };
 
@@ -102,23 +115,26 @@ public:
     /// Resets C (NaN poison when beta == 0, else the original C), runs `kernel` once and checks
     /// every element against the reference, within the bound of the precision that kernel
     /// computes in (check_precision; for half inputs the half bound, reference::check_half).
+    /// A batched case is checked batch by batch (the worst element names its batch); batch 0
+    /// must leave C exactly as it was.
     RunResult run_and_check(const std::string& kernel);
 
     /// Times `kernel` (no checking) under `policy`.
     TimingStats time(const std::string& kernel, const TimingPolicy& policy);
 
-    /// One gemm call on the case's buffers with the caller's options (kernel, stream,
+    /// One gemm call (gemm_strided_batched for a batched case) on the case's buffers with the caller's options (kernel, stream,
     /// precision; the case's own precision is not applied): no reset of C, no check, no
     /// synchronization. What `gemmlab overhead` times, so the options are built once by the
     /// caller rather than per call.
     Status call(const GemmOptions& options);
 
-    /// validate_gemm with the arguments `call` passes to gemm: the checks alone, no CUDA call.
+    /// validate_gemm (validate_gemm_strided_batched) with the arguments `call` passes: the checks
+    /// alone, no CUDA call.
     Status validate(const GemmOptions& options);
 
     /// The case normalized to the column-major form exactly as the API normalizes it (row-major
     /// calls transposed, A and B swapped), with pointers into this problem's buffers: what a
-    /// direct cuBLAS call on the same data takes.
+    /// direct cuBLAS call on the same data takes (its Batch too, for a batched case).
     detail::Problem normalized();
 
     const Case& spec() const;
@@ -156,7 +172,9 @@ std::string too_large_message(const Case& c, double needed_bytes, size_t free_by
 /// too_large_message for `c` with the current device's free and total memory.
 std::string too_large_note(const Case& c, ReferenceSource ref);
 
-/// 2mnk: floating-point operations of one GEMM.
-inline double gemm_flops(const Shape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
+/// 2mnk per product, times the batch: floating-point operations of one (batched) call.
+inline double gemm_flops(const Shape& s) {
+    return 2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch);
+}
 
 } // namespace gemmlab::cli

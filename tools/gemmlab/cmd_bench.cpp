@@ -1,6 +1,8 @@
 // `gemmlab bench`: for each shape, fresh random inputs and one reference; for each rung, poison C,
 // run once, check every element, then time. cuBLAS (rung 0) is always timed on the same shape so
-// that every row carries its percentage of cuBLAS from the same run.
+// that every row carries its percentage of cuBLAS from the same run. A batched shape
+// (`--batch`, `MxNxK@B`, `--preset batched`) calls gemm_strided_batched on contiguous batches,
+// cuBLAS its strided batched form, every batch checked; GFLOP/s count all batches.
 
 #include <chrono>
 #include <fstream>
@@ -30,6 +32,7 @@ struct BenchConfig {
     std::string ops = "nn";
     std::string sizes;
     std::string shapes;
+    std::string batches = "1";
     double alpha = 1.0, beta = 0.0;
     int min_samples = 10;
     double min_time_ms = 200;
@@ -40,7 +43,16 @@ struct BenchConfig {
     std::string device = "gpu";
     std::string preset;
     std::string precision = "default";
+    bool kernels_given = false, dtypes_given = false; // on the command line (--preset batched)
 };
+
+/// `--preset batched`: strided batched shapes, row-major, MxNxK@batch.
+/// Attention-like (batch 32-1024, m and n 64-512, k 64-128: a head's Q K^T is nt, P V nn) and
+/// many small squares, one of them past gridDim.z's 65535 batches.
+constexpr const char* kBatchedShapes =
+    "64x64x64@1024,128x128x64@1024,256x256x64@256,512x512x64@64,512x512x128@32,"
+    "128x128x128@512,256x256x128@128,512x64x128@256,64x512x64@512,"
+    "16x16x16@100000,32x32x32@16384,64x64x64@4096,128x128x128@1024,256x256x256@256";
 
 /// Seed presets: each reproduces one seed document's own experiment with the rungs that
 /// implement its steps.
@@ -69,14 +81,24 @@ void apply_preset(BenchConfig& c) {
         c.sizes = "4096";
         c.shapes.clear();
         c.kernels = "cublas,smem_tile,smem_conflict_free,thread_tile_1d";
+    } else if (c.preset == "batched") { // strided batched GEMM against cuBLAS strided batched
+        if (!c.dtypes_given) c.dtypes = "f32,f64,bf16,f16";
+        if (!c.kernels_given) c.kernels = "cublas,auto";
+        c.layout = "row";
+        c.ops = "nn,nt";
+        c.shapes = kBatchedShapes;
+        c.sizes.clear();
+        c.batches = "1";
     } else {
-        throw CLI::ValidationError("--preset", "'" + c.preset + "' is not dcu, sgemm-v or thread-tile");
+        throw CLI::ValidationError("--preset", "'" + c.preset +
+                                                   "' is not dcu, sgemm-v, thread-tile or batched");
     }
 }
 
 std::vector<Shape> shapes_of(const BenchConfig& c, const char* default_sizes) {
-    if (!c.shapes.empty()) return parse_shapes(c.shapes);
-    return parse_sizes(c.sizes.empty() ? default_sizes : c.sizes);
+    const auto batches = parse_batches(c.batches);
+    if (!c.shapes.empty()) return parse_shapes(c.shapes, batches);
+    return parse_sizes(c.sizes.empty() ? default_sizes : c.sizes, batches);
 }
 
 void write_outputs(const BenchConfig& c, const RunInfo& info, const std::vector<BenchRow>& rows) {
@@ -179,7 +201,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
 template <class T>
 BenchRow run_cpu_case(const std::string& kernel, int rung, const Case& cs, uint64_t seed,
                       const BenchConfig& c) {
-    const auto [m, n, k] = cs.shape;
+    const int64_t m = cs.shape.m, n = cs.shape.n, k = cs.shape.k;
     const bool row_major = cs.layout == Layout::RowMajor;
     auto stored = [&](int64_t r, int64_t cl, bool t) {
         const int64_t rows = t ? cl : r, cols = t ? r : cl;
@@ -234,6 +256,10 @@ int run_cpu_bench(const BenchConfig& c, RunInfo info) {
     const auto layout = parse_layout(c.layout);
     const auto ops = parse_ops(c.ops);
     const auto shapes = shapes_of(c, "128,256,512");
+    for (const Shape& s : shapes)
+        if (s.batch != 1)
+            throw CLI::ValidationError("--batch", "the CPU ladder runs single products only (batch " +
+                                                      std::to_string(s.batch) + " asked)");
     std::cout << "gemmlab bench --device cpu on " << info.cpu_name << " (one core per rung), seed "
               << info.seed << "\n";
     std::vector<BenchRow> rows;
@@ -264,15 +290,24 @@ void add_bench_command(CLI::App& app, Action& action) {
     auto cfg = std::make_shared<BenchConfig>();
     auto* cmd = app.add_subcommand("bench", "Check and time GEMM rungs side by side with cuBLAS");
     cmd->add_option("--kernels,-k", cfg->kernels, "Rungs by name or number, comma-separated, 'auto', or 'all'")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->each([cfg](const std::string&) { cfg->kernels_given = true; });
     cmd->add_option("--dtype", cfg->dtypes,
                     "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
                     "f16-f32 (half A and B, float C)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->each([cfg](const std::string&) { cfg->dtypes_given = true; });
     cmd->add_option("--layout", cfg->layout, "row or col")->capture_default_str();
     cmd->add_option("--op", cfg->ops, "nn, nt, tn, tt (comma-separated) or all")->capture_default_str();
     cmd->add_option("--sizes", cfg->sizes, "Square sizes, e.g. 1024,2048,4096 (default; CPU: 128,256,512)");
-    cmd->add_option("--shapes", cfg->shapes, "Shapes MxNxK, comma-separated (instead of --sizes)");
+    cmd->add_option("--shapes", cfg->shapes,
+                    "Shapes MxNxK, comma-separated (instead of --sizes); MxNxK@B is a strided "
+                    "batch of B products of that shape");
+    cmd->add_option("--batch", cfg->batches,
+                    "Strided batch counts, comma-separated: each size or shape without @B runs as "
+                    "gemm_strided_batched with B contiguous products (1: plain gemm) against "
+                    "cuBLAS's strided batched GEMM; GFLOP/s count all batches")
+        ->capture_default_str();
     cmd->add_option("--alpha", cfg->alpha, "alpha")->capture_default_str();
     cmd->add_option("--beta", cfg->beta, "beta (0: C is poisoned with NaN and must be fully written)")
         ->capture_default_str();
@@ -290,8 +325,12 @@ void add_bench_command(CLI::App& app, Action& action) {
                     "default (each type's own accuracy) or tf32 (float: auto may use TF32 and "
                     "cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32); named rungs keep their own math")
         ->capture_default_str()->check(CLI::IsMember({"default", "tf32"}));
-    cmd->add_option("--preset", cfg->preset, "Reproduce a seed's experiment: dcu, sgemm-v, thread-tile")
-        ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile"}));
+    cmd->add_option("--preset", cfg->preset,
+                    "Reproduce a seed's experiment: dcu, sgemm-v, thread-tile; or batched: "
+                    "strided batched shapes (attention-like, batch 32-1024, m, n 64-512, k 64-128; "
+                    "many small squares), row-major nn and nt, cublas and auto (or --kernels) in "
+                    "f32, f64, bf16, f16 (or --dtype)")
+        ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile", "batched"}));
     cmd->callback([cfg, &action] { action = [cfg] {
         BenchConfig c = *cfg;
         apply_preset(c);

@@ -94,6 +94,14 @@ void add_list_command(CLI::App& app, Action& action) {
                 if (k.needs_sm90a) hopper += std::string(hopper.empty() ? "" : ", ") + std::string(k.name);
             print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): ",
                           hopper.empty() ? std::string("none yet") : hopper, 4);
+            std::string batched;
+            for (const auto& k : gpu_kernels())
+                if (k.native_batch) batched += std::string(batched.empty() ? "" : ", ") + std::string(k.name);
+            print_wrapped("batched: ",
+                          "a strided batch (gemm_strided_batched) in one launch: " + batched +
+                              " (auto picks among these, cuBLAS aside); the other rungs run once "
+                              "per batch",
+                          4);
             std::string newer;
             for (const auto& k : gpu_kernels())
                 if (k.min_compute_capability > 0)

@@ -3,7 +3,9 @@
 // shapes, checked element by element against the CPU reference, each rung within the bound of
 // the precision it computes in. Shapes cover 1x1x1, primes, non-multiples of every tile, k = 0,
 // m or n = 0, padded leading dimensions, unaligned pointers, alpha = 0, beta = 0 with NaN in C,
-// inputs spread over 2^121, inputs just above FLT_MIN, and Inf/NaN in A.
+// inputs spread over 2^121, inputs just above FLT_MIN, and Inf/NaN in A; and strided batches
+// (gemm_strided_batched: every rung, natively or once per batch) with a shared A or B, gaps
+// that misalign every other batch, k = 0, alpha = 0, and batch 0.
 
 #include <cstdio>
 #include <iostream>
@@ -32,6 +34,8 @@ struct VerifyCase {
     FillKind fill;
     bool quick; ///< part of the --quick sweep (the one compute-sanitizer runs)
     int64_t offset = 0; ///< elements added to every base pointer (1: not 16-byte aligned)
+    Broadcast broadcast = Broadcast::None; ///< batched: the operand shared by every batch
+    int64_t batch_gap = 0;                 ///< batched: elements between consecutive matrices
 };
 
 constexpr FillKind U = FillKind::Uniform, I = FillKind::SmallIntegers, W = FillKind::WideRange,
@@ -65,6 +69,16 @@ const VerifyCase kCases[] = {
     {{130, 70, 300}, 1.0, 0.5, 0, S, true},         // Inf and NaN in A
     {{65, 70, 3}, 1.0, 0.0, 0, W, false},           // tiny k, wide range
     {{7, 17, 1}, 1.0, 0.0, 0, U, false},            // k = 1
+    // strided batches: shape {m, n, k, batch}
+    {{5, 7, 3, 4}, 1.0, 0.0, 0, I, true},                             // tiny, exact integers
+    {{64, 96, 32, 3}, 1.0, 0.5, 0, U, true, 0, Broadcast::None, 3},   // aligned ld, odd gap: batch 1 unaligned
+    {{67, 45, 71, 3}, 1.0, 0.5, 1, U, false, 0, Broadcast::None, 8},  // ragged tiles, padded ld and gap
+    {{129, 66, 40, 3}, -1.0, 0.0, 0, U, false, 0, Broadcast::A},      // one A for every batch
+    {{66, 129, 40, 3}, 1.0, 1.0, 0, I, false, 0, Broadcast::B},       // one B for every batch
+    {{130, 70, 300, 2}, 1.0, 0.0, 0, S, false},                       // Inf and NaN in A, per batch
+    {{20, 30, 0, 3}, 1.0, 2.0, 0, U, true},                           // k = 0: C = beta * C per batch
+    {{45, 37, 29, 3}, 0.0, 0.0, 0, U, false},                         // alpha = 0, beta = 0: zeros
+    {{17, 13, 7, 0}, 1.0, 0.5, 0, U, true},                           // batch 0: C untouched
 };
 
 struct Tally {
@@ -143,7 +157,8 @@ void add_verify_command(CLI::App& app, Action& action) {
                     for (auto [oa, ob] : all_ops)
                         for (const VerifyCase* vc : cases) {
                             const Case cs{dt,         layout,     oa,       ob,   vc->shape, vc->alpha,
-                                          vc->beta,   vc->ld_pad, vc->fill, prec, vc->offset};
+                                          vc->beta,   vc->ld_pad, vc->fill, prec, vc->offset,
+                                          vc->broadcast, vc->batch_gap};
                             progress.step(cs.describe());
                             std::unique_ptr<DeviceProblem> owned;
                             try {

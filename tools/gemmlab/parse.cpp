@@ -71,23 +71,45 @@ std::vector<std::pair<Op, Op>> parse_ops(const std::string& s) {
     return out;
 }
 
-std::vector<Shape> parse_sizes(const std::string& s) {
+std::vector<int64_t> parse_batches(const std::string& s) {
+    std::vector<int64_t> out;
+    for (const auto& t : split(s, ',')) out.push_back(parse_size(t, "--batch"));
+    if (out.empty()) throw CLI::ValidationError("--batch", "no batch count given");
+    return out;
+}
+
+std::vector<Shape> parse_sizes(const std::string& s, const std::vector<int64_t>& batches) {
     std::vector<Shape> out;
     for (const auto& t : split(s, ',')) {
         const int64_t v = parse_size(t, "--sizes");
-        out.push_back({v, v, v});
+        for (int64_t b : batches) out.push_back({v, v, v, b});
     }
     if (out.empty()) throw CLI::ValidationError("--sizes", "no size given");
     return out;
 }
 
-std::vector<Shape> parse_shapes(const std::string& s) {
+std::vector<Shape> parse_shapes(const std::string& s, const std::vector<int64_t>& batches) {
     std::vector<Shape> out;
     for (const auto& t : split(s, ',')) {
-        const auto dims = split(t, 'x');
-        if (dims.size() != 3) throw CLI::ValidationError("--shapes", "'" + t + "' is not MxNxK");
-        out.push_back({parse_size(dims[0], "--shapes"), parse_size(dims[1], "--shapes"),
-                       parse_size(dims[2], "--shapes")});
+        // "MxNxK" or "MxNxK@B": the batch, when given, belongs to this shape alone.
+        const size_t at = t.find('@');
+        const std::string mnk = t.substr(0, at);
+        const auto dims = split(mnk, 'x');
+        if (dims.size() != 3 || (at != std::string::npos && at + 1 == t.size()))
+            throw CLI::ValidationError("--shapes", "'" + t + "' is not MxNxK or MxNxK@B");
+        const Shape shape{parse_size(dims[0], "--shapes"), parse_size(dims[1], "--shapes"),
+                          parse_size(dims[2], "--shapes")};
+        if (at != std::string::npos) {
+            Shape one = shape;
+            one.batch = parse_size(t.substr(at + 1), "--shapes");
+            out.push_back(one);
+        } else {
+            for (int64_t b : batches) {
+                Shape one = shape;
+                one.batch = b;
+                out.push_back(one);
+            }
+        }
     }
     if (out.empty()) throw CLI::ValidationError("--shapes", "no shape given");
     return out;

@@ -13,8 +13,12 @@ std::vector<DType> parse_dtypes(const std::string& s);             // "f32,f64,b
 std::string dtype_names();                                         // "f32, f64, bf16, ..."
 Layout parse_layout(const std::string& s);                         // "row" | "col"
 std::vector<std::pair<Op, Op>> parse_ops(const std::string& s);    // "nn,tn" or "all"
-std::vector<Shape> parse_sizes(const std::string& s);              // "1024,2048" -> cubes
-std::vector<Shape> parse_shapes(const std::string& s);             // "64x64x128,100x7x3"
+/// "1,32,1024": the strided batch counts of `bench --batch` (integers >= 0).
+std::vector<int64_t> parse_batches(const std::string& s);
+/// "1024,2048" -> cubes, each at every count of `batches`.
+std::vector<Shape> parse_sizes(const std::string& s, const std::vector<int64_t>& batches = {1});
+/// "64x64x128,100x7x3,64x64x64@512": MxNxK at every count of `batches`, or MxNxK@B at batch B.
+std::vector<Shape> parse_shapes(const std::string& s, const std::vector<int64_t>& batches = {1});
 /// "all" -> every GPU rung, then "auto"; else names or numbers (or "auto"), checked against the registry.
 std::vector<std::string> parse_gpu_kernels(const std::string& s);
 /// "all" -> every CPU rung; else CPU rung names or numbers.

@@ -84,6 +84,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
             {"dtype", to_string(s.dtype)}, {"precision", to_string(r.precision)},
             {"requested_precision", to_string(s.precision)}, {"layout", s.layout == Layout::RowMajor ? "row" : "col"},
             {"op", s.ops()}, {"m", s.shape.m}, {"n", s.shape.n}, {"k", s.shape.k},
+            {"batch", s.shape.batch},
             {"alpha", s.alpha}, {"beta", s.beta},
             {"median_ms", r.timing.median_ms}, {"min_ms", r.timing.min_ms}, {"max_ms", r.timing.max_ms},
             {"samples", r.timing.samples}, {"gflops", r.gflops},
@@ -100,13 +101,13 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
 }
 
 void write_csv(std::ostream& os, const std::vector<BenchRow>& rows) {
-    os << "number,kernel,device,dtype,precision,layout,op,m,n,k,alpha,beta,median_ms,min_ms,max_ms,samples,"
+    os << "number,kernel,device,dtype,precision,layout,op,m,n,k,batch,alpha,beta,median_ms,min_ms,max_ms,samples,"
           "gflops,pct_cublas,pct_peak,clock_mhz,worst_error_over_bound,pass\n";
     for (const auto& r : rows) {
         const auto& s = r.spec;
         os << r.number << ',' << r.kernel << ',' << r.device << ',' << to_string(s.dtype) << ','
            << to_string(r.precision) << ',' << (s.layout == Layout::RowMajor ? "row" : "col") << ',' << s.ops() << ',' << s.shape.m
-           << ',' << s.shape.n << ',' << s.shape.k << ',' << s.alpha << ',' << s.beta << ','
+           << ',' << s.shape.n << ',' << s.shape.k << ',' << s.shape.batch << ',' << s.alpha << ',' << s.beta << ','
            << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.max_ms << ','
            << r.timing.samples << ',' << r.gflops << ',' << (r.pct_cublas ? fmt("%.2f", *r.pct_cublas) : "")
            << ',' << (r.pct_peak ? fmt("%.2f", *r.pct_peak) : "") << ',' << r.clock_mhz << ','

@@ -8,6 +8,10 @@
 // BF16/FP16 inputs: cublasGemmEx_64 with CUDA_R_16BF / CUDA_R_16F A and B, C in the same type or
 // CUDA_R_32F, CUBLAS_COMPUTE_32F and float alpha/beta: the half-precision rungs' yardstick, with
 // the same types and FP32 accumulation (the call's precision does not apply to halves).
+// A strided batch of more than one product goes to the strided batched form of the same call
+// (cublasSgemmStridedBatched_64, cublasDgemmStridedBatched_64, cublasGemmStridedBatchedEx_64),
+// the batched rungs' yardstick; one batch keeps the plain calls above, so that gemm's yardstick
+// is exactly what it was.
 
 #include <mutex>
 #include <unordered_map>
@@ -71,10 +75,47 @@ cudaDataType_t cuda_type_of(DataType t) {
 
 } // namespace
 
+namespace {
+
+/// The strided batched forms, for p.batch.count > 1 (cuBLAS takes the 64-bit count itself).
+void launch_cublas_batched(const Problem& p, cublasHandle_t h, cublasOperation_t ta,
+                           cublasOperation_t tb) {
+    const Batch& b = p.batch;
+    if (p.type == DataType::BF16 || p.type == DataType::F16) {
+        const float alpha = float(p.alpha), beta = float(p.beta);
+        GEMMLAB_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
+            h, ta, tb, p.m, p.n, p.k, &alpha, p.A, cuda_type_of(p.type), p.lda, b.strides.a, p.B,
+            cuda_type_of(p.type), p.ldb, b.strides.b, &beta, p.C, cuda_type_of(p.c_type), p.ldc,
+            b.strides.c, b.count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        return;
+    }
+    if (p.type == DataType::F64) {
+        const auto g = p.as<double>();
+        GEMMLAB_CUBLAS_CHECK(cublasDgemmStridedBatched_64(h, ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
+                                                          b.strides.a, g.B, g.ldb, b.strides.b, &g.beta,
+                                                          g.C, g.ldc, b.strides.c, b.count));
+        return;
+    }
+    const auto g = p.as<float>();
+    if (p.precision == Precision::Tf32) {
+        GEMMLAB_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
+            h, ta, tb, g.m, g.n, g.k, &g.alpha, g.A, CUDA_R_32F, g.lda, b.strides.a, g.B, CUDA_R_32F,
+            g.ldb, b.strides.b, &g.beta, g.C, CUDA_R_32F, g.ldc, b.strides.c, b.count,
+            CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+        return;
+    }
+    GEMMLAB_CUBLAS_CHECK(cublasSgemmStridedBatched_64(h, ta, tb, g.m, g.n, g.k, &g.alpha, g.A, g.lda,
+                                                      b.strides.a, g.B, g.ldb, b.strides.b, &g.beta, g.C,
+                                                      g.ldc, b.strides.c, b.count));
+}
+
+} // namespace
+
 void launch_cublas(const Problem& p, cudaStream_t stream) {
     BorrowedCublas blas(stream);
     const cublasOperation_t ta = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (p.batch.count > 1) return launch_cublas_batched(p, blas.get(), ta, tb);
     if (p.type == DataType::BF16 || p.type == DataType::F16) {
         const float alpha = float(p.alpha), beta = float(p.beta);
         GEMMLAB_CUBLAS_CHECK(cublasGemmEx_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, p.A,

@@ -58,7 +58,7 @@ struct WarpTileKernel {
 
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, Vec>))
-    warp_tile_kernel(GemmArgs<T> g, bool swapped) {
+    warp_tile_kernel(GemmOperands<T> g, bool swapped, BatchStrides batch) {
     using K = WarpTileKernel<Cfg, T, TransA, TransB, Vec>;
     using LoadA = typename K::LoadA;
     using LoadB = typename K::LoadB;
@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
     int64_t row0, col0;
     tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
-    LoadA load_a(g.A, g.lda, g.m, row0, tid);
-    LoadB load_b(g.B, g.ldb, g.n, col0, tid);
+    LoadA load_a(batch_a(g, batch), g.lda, g.m, row0, tid); // this block's batch (blockIdx.z)
+    LoadB load_b(batch_b(g, batch), g.ldb, g.n, col0, tid);
     T ra[LoadA::kRegs], rb[LoadB::kRegs]; // next tile, in flight from global memory
     T acc[Cfg::TM][Cfg::TN] = {};         // (TM, TN) accumulators
 
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (tile::kMinBlocksPerSm<Cfg, T, 
     // epilogue
     using Map = typename K::Map;
     tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, Map::kRun, Map::kStrideN>(
-        g, acc, row0 + map.m_off, col0 + map.n_off);
+        with_batch_c(g, batch), acc, row0 + map.m_off, col0 + map.n_off);
 }
 
 /// The kernel and its shared memory for one op/alignment combination (tile::launch_block_tiled).

@@ -120,7 +120,7 @@ inline constexpr int kPipelineMinBlocks = [] {
 
 template <class Cfg, class T, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, TransA, TransB, Vec>))
-    async_pipeline_kernel(GemmArgs<T> g, bool swapped) {
+    async_pipeline_kernel(GemmOperands<T> g, bool swapped, BatchStrides batch) {
     using K = AsyncPipelineKernel<Cfg, T, TransA, TransB, Vec>;
     using Map = tile::WarpTileMap<Cfg, T>;
     constexpr int BK = Cfg::BK, S = Cfg::kStages;
@@ -138,13 +138,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
     int64_t row0, col0;
     tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
-    typename K::LoadA load_a(g.A, g.lda, g.m, row0, tid);
-    typename K::LoadB load_b(g.B, g.ldb, g.n, col0, tid);
+    typename K::LoadA load_a(batch_a(g, batch), g.lda, g.m, row0, tid); // this block's batch
+    typename K::LoadB load_b(batch_b(g, batch), g.ldb, g.n, col0, tid);
     T acc[Cfg::TM][Cfg::TN] = {}; // (TM, TN) accumulators
 
     // gmem -> smem, asynchronously: one commit group per k tile (possibly empty, so that
     // "group t is tile t" holds for the wait count below).
-    // issue_left: k elements from the next tile to issue to the end of k.
+    // issue_left: k elements from the next tile to issue to the end of k. g.A and g.B (batch 0 of
+    // the launch, memory the call reads) are the source of copies that read nothing.
     const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
             const uint32_t base = smem_u32 + uint32_t(stage * K::kStageBytes);
@@ -184,7 +185,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, (kPipelineMinBlocks<Cfg, T, Tra
     constexpr int kRunN = K::kBMnMajor ? 1 : Map::kRun;
     constexpr int kStrideN = K::kBMnMajor ? Cfg::kLanesN : Map::kStrideN;
     tile::store_tile<T, Vec, Cfg::TM, Cfg::TN, Map::kRun, Map::kStrideM, kRunN, kStrideN>(
-        g, acc, row0 + map.m_off, col0 + n_off);
+        with_batch_c(g, batch), acc, row0 + map.m_off, col0 + n_off);
 }
 
 /// The kernel and its shared memory for one op/alignment combination (tile::launch_block_tiled).

@@ -88,7 +88,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kTMh][kTNh], TOut*
 }
 
 template <class TIn, class TOut, bool TransA, bool TransB>
-__global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfArgs<TIn, TOut> g, bool swapped) {
+__global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfOperands<TIn, TOut> g, bool swapped,
+                                                                   BatchStrides batch) {
     constexpr int BM = BlockHalf::kM, BN = BlockHalf::kN, BK = BlockHalf::kK;
     __shared__ float As[BK][BM + 1]; // (BK, BM + 1): op(A) tile in float, k-major
     __shared__ float Bs[BK][BN + 1]; // (BK, BN + 1): op(B) tile in float, k-major
@@ -97,11 +98,13 @@ __global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfArgs<TIn, T
     int64_t row0, col0;
     tile::block_tile_origin(swapped, BM, BN, row0, col0);
 
+    const TIn* const A = batch_a(g, batch); // this block's batch (blockIdx.z)
+    const TIn* const B = batch_b(g, batch);
     float acc[kTMh][kTNh] = {}; // (TM, TN) accumulators
     for (int64_t p0 = 0; p0 < g.k; p0 += BK) {
         // gmem -> smem (converted to float)
-        load_tile<BM, BK, /*KContig=*/TransA>(As, g.A, g.lda, g.m, g.k, row0, p0);
-        load_tile<BN, BK, /*KContig=*/!TransB>(Bs, g.B, g.ldb, g.n, g.k, col0, p0);
+        load_tile<BM, BK, /*KContig=*/TransA>(As, A, g.lda, g.m, g.k, row0, p0);
+        load_tile<BN, BK, /*KContig=*/!TransB>(Bs, B, g.ldb, g.n, g.k, col0, p0);
         __syncthreads();
         // smem -> registers -> FMA
         mma_tile<BM, BN, BK>(acc, As, Bs, tx, ty);
@@ -109,18 +112,21 @@ __global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfArgs<TIn, T
     }
 
     // epilogue
-    store_tile(acc, g.C, g.ldc, g.m, g.n, row0, col0, g.alpha, g.beta, tx, ty);
+    store_tile(acc, batch_c(g, batch), g.ldc, g.m, g.n, row0, col0, g.alpha, g.beta, tx, ty);
 }
 
 } // namespace
 
 template <class TIn, class TOut>
 void launch_half_simt(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    const auto tg = tile::make_tile_grid(g.m, g.n, BlockHalf::kM, BlockHalf::kN);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        half_simt_kernel<TIn, TOut, TA, TB><<<tg.dims, kThreadsHalf, 0, stream>>>(g, tg.swapped);
+    for_each_batch_chunk(g, [&](const HalfArgs<TIn, TOut>& chunk) { // batches on gridDim.z
+        const auto tg = tile::make_tile_grid(chunk.m, chunk.n, BlockHalf::kM, BlockHalf::kN, chunk.batch.count);
+        dispatch_ops(chunk, [&]<bool TA, bool TB>() {
+            half_simt_kernel<TIn, TOut, TA, TB>
+                <<<tg.dims, kThreadsHalf, 0, stream>>>(chunk, tg.swapped, chunk.batch.strides);
+        });
+        GEMMLAB_CHECK_LAUNCH();
     });
-    GEMMLAB_CHECK_LAUNCH();
 }
 
 GEMMLAB_INSTANTIATE_HALF(launch_half_simt)

@@ -313,7 +313,7 @@ struct Plan {
 
 template <class TIn, class TOut, class Cfg, bool TransA, bool TransB, bool VecA, bool VecB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    mma_sync_f16_kernel(HalfArgs<TIn, TOut> g, bool swapped) {
+    mma_sync_f16_kernel(HalfOperands<TIn, TOut> g, bool swapped, BatchStrides batch) {
     using P = Plan<TIn, Cfg, TransA, TransB, VecA, VecB>;
     constexpr int BK = Cfg::BK, S = Cfg::kStages, MT = P::MT, NT = P::NT;
     // Stage s: the op(A) tile then the op(B) tile, swizzled (header). Tiles are whole KBs, so a
@@ -327,13 +327,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     int64_t row0, col0;
     tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
-    typename P::LoaderA load_a(g.A, g.lda, g.m, row0, tid);
-    typename P::LoaderB load_b(g.B, g.ldb, g.n, col0, tid);
+    typename P::LoaderA load_a(batch_a(g, batch), g.lda, g.m, row0, tid); // this block's batch
+    typename P::LoaderB load_b(batch_b(g, batch), g.ldb, g.n, col0, tid);
     const typename P::FragA frag_a(m0, lane);
     const typename P::FragB frag_b(n0, lane);
     float acc[MT][NT][4] = {}; // (MT, NT) m16n8 tiles of 4 FP32 accumulators each
 
     // gmem -> smem: one commit group per k tile, empty past the end, so that "group t is tile t".
+    // g.A and g.B (batch 0 of the launch, memory the call reads) source the copies that read
+    // nothing.
     const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
             const uint32_t base = smem + uint32_t(stage * P::kStageBytes);
@@ -384,6 +386,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     // epilogue: acc[i][j][e] is C(m0 + 16 i + g + 8 (e / 2), n0 + 8 j + 2 t + e % 2); computed in
     // float, rounded once to TOut; C read only when beta != 0.
     const float alpha = g.alpha, beta = g.beta;
+    TOut* const C = batch_c(g, batch);
     const int gq = lane / 4, tq = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; ++i)
@@ -397,7 +400,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                 for (int e1 = 0; e1 < 2; ++e1) {
                     const int64_t c = col0 + n0 + 8 * j + 2 * tq + e1;
                     if (c >= g.n) continue;
-                    TOut* out = g.C + r + c * g.ldc;
+                    TOut* out = C + r + c * g.ldc;
                     const float v = alpha * acc[i][j][2 * e2 + e1];
                     *out = round_out<TOut>(beta == 0.f ? v : v + beta * widen(*out));
                 }
@@ -412,27 +415,31 @@ namespace mma {
 template <class Cfg, class TIn, class TOut>
 void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     if (g.m <= 0 || g.n <= 0) return;
-    const LaunchGrid tg = tile::make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
-    const auto launch = [&]<bool TA, bool TB, bool VA, bool VB>() {
-        constexpr auto kKernel = &f16::mma_sync_f16_kernel<TIn, TOut, Cfg, TA, TB, VA, VB>;
-        constexpr int kSmem = f16::Plan<TIn, Cfg, TA, TB, VA, VB>::kSmemBytes;
-        tile::set_max_dynamic_smem<kKernel>(kSmem);
-        kKernel<<<tg.dims, Cfg::kThreads, kSmem, stream>>>(g, tg.swapped);
-        GEMMLAB_CHECK_LAUNCH();
-    };
-    // 16-byte cp.async needs every chunk start 16-byte aligned: the base pointer and ld * 2 bytes.
-    const bool vec_a = is_aligned(g.A, 16) && g.lda % 8 == 0;
-    const bool vec_b = is_aligned(g.B, 16) && g.ldb % 8 == 0;
-    const auto with_ops = [&]<bool TA, bool TB>() {
-        if (vec_a && vec_b) launch.template operator()<TA, TB, true, true>();
-        else if (vec_a) launch.template operator()<TA, TB, true, false>();
-        else if (vec_b) launch.template operator()<TA, TB, false, true>();
-        else launch.template operator()<TA, TB, false, false>();
-    };
-    if (!g.trans_a && !g.trans_b) with_ops.template operator()<false, false>();
-    else if (!g.trans_a) with_ops.template operator()<false, true>();
-    else if (!g.trans_b) with_ops.template operator()<true, false>();
-    else with_ops.template operator()<true, true>();
+    // 16-byte cp.async needs every chunk start 16-byte aligned: the base pointer, ld * 2 bytes
+    // and, for a batch, stride * 2 bytes.
+    const Batch& b = g.batch;
+    const bool vec_a = is_aligned(g.A, 16) && g.lda % 8 == 0 && stride_keeps_alignment(b, b.strides.a, 8);
+    const bool vec_b = is_aligned(g.B, 16) && g.ldb % 8 == 0 && stride_keeps_alignment(b, b.strides.b, 8);
+    for_each_batch_chunk(g, [&](const HalfArgs<TIn, TOut>& chunk) { // batches on gridDim.z
+        const LaunchGrid tg = tile::make_tile_grid(chunk.m, chunk.n, Cfg::BM, Cfg::BN, chunk.batch.count);
+        const auto launch = [&]<bool TA, bool TB, bool VA, bool VB>() {
+            constexpr auto kKernel = &f16::mma_sync_f16_kernel<TIn, TOut, Cfg, TA, TB, VA, VB>;
+            constexpr int kSmem = f16::Plan<TIn, Cfg, TA, TB, VA, VB>::kSmemBytes;
+            tile::set_max_dynamic_smem<kKernel>(kSmem);
+            kKernel<<<tg.dims, Cfg::kThreads, kSmem, stream>>>(chunk, tg.swapped, chunk.batch.strides);
+            GEMMLAB_CHECK_LAUNCH();
+        };
+        const auto with_ops = [&]<bool TA, bool TB>() {
+            if (vec_a && vec_b) launch.template operator()<TA, TB, true, true>();
+            else if (vec_a) launch.template operator()<TA, TB, true, false>();
+            else if (vec_b) launch.template operator()<TA, TB, false, true>();
+            else launch.template operator()<TA, TB, false, false>();
+        };
+        if (!g.trans_a && !g.trans_b) with_ops.template operator()<false, false>();
+        else if (!g.trans_a) with_ops.template operator()<false, true>();
+        else if (!g.trans_b) with_ops.template operator()<true, false>();
+        else with_ops.template operator()<true, true>();
+    });
 }
 
 // The configurations that exist (mma_configs.hpp names them): the default, 128x128 with two

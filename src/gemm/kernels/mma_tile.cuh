@@ -110,7 +110,7 @@ __device__ __forceinline__ T dot_with_fma(const T* A, int64_t lda, const T* B, i
 
 template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    mma_gemm_kernel(GemmArgs<typename Math::Element> g, bool swapped) {
+    mma_gemm_kernel(GemmOperands<typename Math::Element> g, bool swapped, BatchStrides batch) {
     using K = MmaKernel<Cfg, Math, TransA, TransB, Vec>;
     using T = typename K::T;
     using Acc = typename Math::Acc;
@@ -126,12 +126,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     int64_t row0, col0;
     tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
-    typename K::TileA::Loader load_a(g.A, g.lda, g.m, row0, tid);
-    typename K::TileB::Loader load_b(g.B, g.ldb, g.n, col0, tid);
+    typename K::TileA::Loader load_a(batch_a(g, batch), g.lda, g.m, row0, tid); // this block's batch
+    typename K::TileB::Loader load_b(batch_b(g, batch), g.ldb, g.n, col0, tid);
     Acc acc[MT][NT][4] = {}; // (MT, NT) MMA tiles of 4 accumulators each
     typename Math::Guard guard;
 
     // gmem -> smem: one commit group per k tile, empty past the end, so that "group t is tile t".
+    // g.A and g.B (batch 0 of the launch, memory the call reads) source the copies that read
+    // nothing.
     const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
             const uint32_t base = smem_u32 + uint32_t(stage * K::kStageElems * int(sizeof(T)));
@@ -186,6 +188,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
     // epilogue: c[e] of tile (i, j) is C(m0 + 16 i + g + 8 (e / 2), n0 + 8 j + 2 t + e % 2)
     const T alpha = g.alpha, beta = g.beta;
+    T* const C = batch_c(g, batch);
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -199,8 +202,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                     const int64_t c = col0 + frags.n0 + 8 * j + 2 * frags.t + e1;
                     if (c >= g.n) continue;
                     T v = T(acc[i][j][2 * e2 + e1]);
-                    if (fallback) v = dot_with_fma<TransA, TransB>(g.A, g.lda, g.B, g.ldb, g.k, r, c);
-                    tile::store_one(g.C + r + c * g.ldc, v, alpha, beta);
+                    if (fallback)
+                        v = dot_with_fma<TransA, TransB>(batch_a(g, batch), g.lda, batch_b(g, batch),
+                                                         g.ldb, g.k, r, c);
+                    tile::store_one(C + r + c * g.ldc, v, alpha, beta);
                 }
         }
 }
@@ -215,7 +220,8 @@ struct Entry {
     };
 };
 
-/// Launches the tensor-core GEMM with tile configuration Cfg and arithmetic Math.
+/// Launches the tensor-core GEMM with tile configuration Cfg and arithmetic Math (a batch on
+/// gridDim.z).
 template <class Cfg, class Math>
 void launch(const GemmArgs<typename Math::Element>& g, cudaStream_t stream) {
     tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(g, stream);

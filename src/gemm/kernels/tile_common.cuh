@@ -290,7 +290,7 @@ __device__ __forceinline__ void store_one(T* c, T acc, T alpha, T beta) {
 /// (C 16-byte aligned, ldc % V == 0) and the vector lies inside m; otherwise element by element,
 /// guarded. C is read only when beta != 0.
 template <class T, bool Vec, int TM, int TN, int RunM, int StrideM, int RunN, int StrideN>
-__device__ __forceinline__ void store_tile(const GemmArgs<T>& g, const T (&acc)[TM][TN],
+__device__ __forceinline__ void store_tile(const GemmOperands<T>& g, const T (&acc)[TM][TN],
                                            int64_t row0, int64_t col0) {
     constexpr int V = kVecWidth<T>;
     static_assert(TM % RunM == 0 && TN % RunN == 0, "thread tile must be whole runs");
@@ -335,8 +335,12 @@ __device__ __forceinline__ void store_tile(const GemmArgs<T>& g, const T (&acc)[
 
 /// The grid of BM x BN block tiles of an m x n C: m tiles on x, n tiles on y unless they need
 /// more than 65535 blocks (tile_grid.hpp); the kernel gets `swapped` and calls block_tile_origin.
-inline LaunchGrid make_tile_grid(int64_t m, int64_t n, int bm, int bn) {
-    return tile_grid(ceil_div(m, bm), ceil_div(n, bn));
+/// `batches` > 1: one z slice per batch (at most 65535: for_each_batch_chunk splits more), for a
+/// kernel that finds its batch's operands with batch_a / batch_b / batch_c.
+inline LaunchGrid make_tile_grid(int64_t m, int64_t n, int bm, int bn, int64_t batches = 1) {
+    LaunchGrid grid = tile_grid(ceil_div(m, bm), ceil_div(n, bn));
+    grid.dims.z = batch_grid_z(batches);
+    return grid;
 }
 
 /// Origin (row, column) of this block's tile in C.
@@ -349,12 +353,14 @@ __device__ __forceinline__ void block_tile_origin(bool swapped, int bm, int bn, 
 }
 
 /// True when the vector paths may be used: every base pointer 16-byte aligned and every
-/// leading dimension a multiple of the vector width.
+/// leading dimension (and batch stride) a multiple of the vector width.
 template <class T>
 inline bool vector_ok(const GemmArgs<T>& g) {
     constexpr int V = kVecWidth<T>;
+    const Batch& b = g.batch;
     return is_aligned(g.A, 16) && is_aligned(g.B, 16) && is_aligned(g.C, 16) && g.lda % V == 0 &&
-           g.ldb % V == 0 && g.ldc % V == 0;
+           g.ldb % V == 0 && g.ldc % V == 0 && stride_keeps_alignment(b, b.strides.a, V) &&
+           stride_keeps_alignment(b, b.strides.b, V) && stride_keeps_alignment(b, b.strides.c, V);
 }
 
 /// Opts `Kernel` into `bytes` of dynamic shared memory (required above 48 KB), once per device
@@ -376,22 +382,27 @@ void set_max_dynamic_smem(int bytes) {
 
 /// Launches the block-tiled kernel that fits the call: Entry<TransA, TransB, Vec> for the call's
 /// op flags and for whether the 16-byte paths are allowed (vector_ok), over a grid of
-/// Cfg::BM x Cfg::BN tiles with Cfg::kThreads threads. Entry supplies `kKernel`, a __global__
-/// taking (GemmArgs<T>, bool swapped), and `kSmemBytes`, its dynamic shared memory. Every
-/// block-tiled rung (13 onwards) launches through here, so a rung file holds only its kernel.
+/// Cfg::BM x Cfg::BN tiles with Cfg::kThreads threads, one z slice per batch (launches of at
+/// most 65535 batches). Entry supplies `kKernel`, a __global__ taking (GemmOperands<T>, bool
+/// swapped, BatchStrides) that reads its batch's operands through batch_a / batch_b / batch_c,
+/// and `kSmemBytes`, its dynamic shared memory. Every block-tiled rung (13 onwards) launches
+/// through here, so a rung file holds only its kernel.
 template <class Cfg, template <bool, bool, bool> class Entry, class T>
 void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
-    const LaunchGrid tg = make_tile_grid(g.m, g.n, Cfg::BM, Cfg::BN);
-    const auto launch = [&]<bool TA, bool TB, bool Vec>() {
-        using E = Entry<TA, TB, Vec>;
-        set_max_dynamic_smem<E::kKernel>(E::kSmemBytes);
-        E::kKernel<<<tg.dims, Cfg::kThreads, E::kSmemBytes, stream>>>(g, tg.swapped);
-        GEMMLAB_CHECK_LAUNCH();
-    };
     const bool vec = vector_ok(g);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) launch.template operator()<TA, TB, true>();
-        else launch.template operator()<TA, TB, false>();
+    for_each_batch_chunk(g, [&](const GemmArgs<T>& chunk) {
+        const LaunchGrid tg = make_tile_grid(chunk.m, chunk.n, Cfg::BM, Cfg::BN, chunk.batch.count);
+        const auto launch = [&]<bool TA, bool TB, bool Vec>() {
+            using E = Entry<TA, TB, Vec>;
+            set_max_dynamic_smem<E::kKernel>(E::kSmemBytes);
+            E::kKernel<<<tg.dims, Cfg::kThreads, E::kSmemBytes, stream>>>(chunk, tg.swapped,
+                                                                          chunk.batch.strides);
+            GEMMLAB_CHECK_LAUNCH();
+        };
+        dispatch_ops(chunk, [&]<bool TA, bool TB>() {
+            if (vec) launch.template operator()<TA, TB, true>();
+            else launch.template operator()<TA, TB, false>();
+        });
     });
 }
 

@@ -138,12 +138,28 @@ std::string shortest(double v) {
 
 } // namespace
 
+void merge(CheckResult& all, const CheckResult& one, int64_t batch) {
+    all.pass = all.pass && one.pass;
+    all.failures += one.failures;
+    all.unwritten += one.unwritten;
+    all.inexact += one.inexact;
+    if (one.worst_row < 0) return; // an empty batch has no worst element
+    if (all.worst_row < 0 || one.worst_ratio > all.worst_ratio) {
+        all.worst_row = one.worst_row;
+        all.worst_col = one.worst_col;
+        all.got = one.got;
+        all.want = one.want;
+        all.worst_ratio = one.worst_ratio;
+        all.worst_batch = batch;
+    }
+}
+
 std::string describe(const CheckResult& r) {
     if (r.worst_row < 0) return "no elements";
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.3g", r.worst_ratio);
-    std::string s = "worst (" + std::to_string(r.worst_row) + ", " + std::to_string(r.worst_col) +
-                    "): got " + shortest(r.got) + " want " + shortest(r.want) + " err/bound " +
+    std::string s = "worst (" + std::to_string(r.worst_row) + ", " + std::to_string(r.worst_col) + ")" +
+                    (r.worst_batch >= 0 ? " of batch " + std::to_string(r.worst_batch) : "") + ": got " + shortest(r.got) + " want " + shortest(r.want) + " err/bound " +
                     ratio;
     if (r.failures > 0)
         s += "; " + std::to_string(r.failures) + " failed (" + std::to_string(r.unwritten) +

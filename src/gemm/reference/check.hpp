@@ -28,7 +28,15 @@ struct CheckResult {
     /// correctly rounded exact result, which exactly representable (small integer) inputs must
     /// give; with other inputs it only counts, the bound decides.
     int64_t inexact = 0;
+    /// The batch of the worst element when a strided batched call was checked batch by batch
+    /// (merge); -1 for a single product.
+    int64_t worst_batch = -1;
 };
+
+/// Folds the check of batch `batch` of a strided batched call into `all` (which starts as a
+/// default CheckResult): pass when every batch passes, the counts add up, and the worst element
+/// is kept with its batch (the first one on ties).
+void merge(CheckResult& all, const CheckResult& one, int64_t batch);
 
 /// gamma(k) = 2 * (k + 3) * u with u = 2^-24 (float) or 2^-53 (double), for Precision::Default:
 /// the input type's own bound, which every method claiming that precision must meet with this
@@ -91,8 +99,8 @@ template <class TIn, class TOut>
 CheckResult check_half(Layout layout, int64_t m, int64_t n, int64_t k, const TOut* C, int64_t ldc,
                        const double* ref, const double* mag);
 
-/// One line: "worst (12, 7): got 3.25 want 3.2500001 err/bound 0.03", plus the failure counts
-/// when there are failures.
+/// One line: "worst (12, 7): got 3.25 want 3.2500001 err/bound 0.03" ("worst (12, 7) of batch
+/// 5: ..." after merge), plus the failure counts when there are failures.
 std::string describe(const CheckResult& r);
 
 extern template double error_gamma<float>(int64_t, Precision);
