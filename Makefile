@@ -6,7 +6,7 @@ BUILD_DIR := build/$(PRESET)
 GEMMLAB := $(BUILD_DIR)/gemmlab
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all deps configure build test bench verify probe list clean
+.PHONY: all deps configure build test bench verify probe overhead list clean
 
 all: build
 
@@ -34,6 +34,9 @@ verify: build
 
 probe: build
 	$(GEMMLAB) probe $(ARGS)
+
+overhead: build
+	$(GEMMLAB) overhead $(ARGS)
 
 list: build
 	@$(GEMMLAB) list

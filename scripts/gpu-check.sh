@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Everything a GPU run checks, in one call, with full logs under OUTDIR:
 #   ctest (GPU tests included), gemmlab verify, compute-sanitizer memcheck and racecheck over
-#   gemmlab verify --quick, the default bench (f32 and f64) with --json, and the probe suite.
+#   gemmlab verify --quick, the default bench (f32 and f64) with --json, the host-overhead
+#   benchmark, and the probe suite.
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
-#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep probe
+#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep overhead probe
 #         tensor-evidence hopper-evidence python blas presets evidence
-#   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe
-#    tensor-evidence python blas).
+#   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
+#    overhead probe tensor-evidence python blas).
+#   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
+#   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
+#   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
 #   bench-large: the fast rungs at 8192^3, f32 and f64.
 #   bench-tf32: float at 4096/8192 with --precision tf32 (cuBLAS runs FAST_TF32) beside the
 #   default-precision rungs. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
@@ -31,7 +35,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-check-out}
 shift || true
 steps=("$@")
-((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep probe tensor-evidence python blas)
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 gemmlab="$build/gemmlab"
@@ -183,6 +187,16 @@ for step in "${steps[@]}"; do
     blas)
       run_step blas "$out/blas.log" scripts/check-blas.sh "$out/blas" "$build"
       summary_lines+=("blas:      $(tail -1 "$out/blas.log")")
+      ;;
+    overhead)
+      # Issue 10's host-overhead benchmark; the targets it states are counted from its JSON.
+      run_step overhead "$out/overhead.log" "$gemmlab" overhead --dtype "${OVERHEAD_DTYPES:-f32,f64,bf16}" \
+        --json "$out/overhead.json" --csv "$out/overhead.csv" ${OVERHEAD_ARGS:-}
+      summary_lines+=("overhead:  $(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+missed = [x[len("target: "):] for x in t if not x.endswith(": met")]
+print(len(t) - len(missed), "of", len(t), "targets met" + ("; missed: " + "; ".join(missed) if missed else ""))' \
+        "$out/overhead.json" 2>/dev/null || echo "no JSON written") (tables in $out/overhead.log)")
       ;;
     probe)
       run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"

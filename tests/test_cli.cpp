@@ -1,12 +1,13 @@
 // The command-line tool: argument errors (exit 2 with a message and the usage), the documented
 // exit code without a GPU, the JSON bench output (CPU ladder, so no GPU is needed), and tables
-// that fit in 100 columns (list, bench, probe).
+// that fit in 100 columns (list, bench, probe, overhead).
 
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "common/device_info.hpp"
+#include "gemmlab/overhead.hpp"
 #include "gemmlab/results.hpp"
 #include "gemmlab/text.hpp"
 
@@ -93,7 +95,10 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"bench --preset nope", "nope"}, {"bench --reps 0", "reps"},
                             {"bench --frobnicate", "frobnicate"}, {"probe nosuch", "'nosuch'"},
                             {"verify --kernels 99", "'99'"}, {"bench --precision fp16", "fp16"},
-                            {"verify --precision half", "'half'"}}) {
+                            {"verify --precision half", "'half'"}, {"overhead --dtype f8", "'f8'"},
+                            {"overhead --kernels nosuch", "'nosuch'"}, {"overhead --sizes 12a", "'12a'"},
+                            {"overhead --tables both", "'both'"}, {"overhead --calls 0", "1 to 100000"},
+                            {"overhead --sizes 0", "at least 1"}}) {
         const auto out = run_cli(b.args);
         EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
         EXPECT_NE(out.text.find(b.expect), std::string::npos) << b.args << "\n" << out.text;
@@ -113,7 +118,7 @@ TEST(Cli, OutOfRangeNumbersNameTheAllowedRangeInOneShortLine) {
 
 TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     if (gemmlab::visible_device_count() > 0) GTEST_SKIP() << "a GPU is visible";
-    for (const char* args : {"bench", "verify --quick", "probe clock"}) {
+    for (const char* args : {"bench", "verify --quick", "probe clock", "overhead"}) {
         const auto out = run_cli(args);
         EXPECT_EQ(out.code, 3) << args << "\n" << out.text;
         EXPECT_NE(out.text.find("no CUDA device"), std::string::npos) << out.text;
@@ -132,6 +137,49 @@ TEST(Cli, BenchSkipsAShapeTooLargeForTheGpuAndGoesOn) {
     EXPECT_NE(out.text.find("PASS"), std::string::npos) << out.text; // 64x64x64 ran
     for (const char* leak : {".hpp", ".cu:", "reinterpret_cast"})
         EXPECT_EQ(out.text.find(leak), std::string::npos) << leak << " in:\n" << out.text;
+}
+
+// The overhead benchmark end to end, small: both tables, JSON and CSV with their fields, one
+// target line per table, and every line within 100 columns.
+TEST(Cli, OverheadWritesBothTablesJsonAndCsv) {
+    if (gemmlab::visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const std::string path = ::testing::TempDir() + "gemmlab_overhead.json";
+    const std::string csv = ::testing::TempDir() + "gemmlab_overhead.csv";
+    const auto out = run_cli("overhead --sizes 16,64 --calls 32 --samples 3 --reps 5 --warmup 2 --seed 5 "
+                             "--json " + path + " --csv " + csv);
+    ASSERT_EQ(out.code, 0) << out.text;
+    for (const char* text : {"Host cost per call", "Synchronized latency", "empty kernel launch",
+                             "gemmlab auto", "gemmlab cublas (rung 0)", "cuBLAS direct (cublasSgemm_64)",
+                             "host cost per call", "synchronized latency <= cuBLAS direct at"})
+        EXPECT_NE(out.text.find(text), std::string::npos) << text << "\n" << out.text;
+    std::istringstream lines(out.text);
+    for (std::string line; std::getline(lines, line);)
+        EXPECT_LE(gemmlab::cli::display_width(line), gemmlab::cli::kLineWidth) << line;
+    std::ifstream in(path);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["schema"], "gemmlab-overhead-1");
+    EXPECT_EQ(j["seed"], 5);
+    ASSERT_EQ(j["enqueue"].size(), 6u); // launch, two parts, rung 0, auto, cuBLAS direct
+    for (const auto& row : j["enqueue"]) {
+        for (const char* key : {"dtype", "call", "calls_per_sample", "host_us_median", "calls_per_s",
+                                "drained_us_median", "vs_launch"})
+            EXPECT_TRUE(row.contains(key)) << key;
+        EXPECT_GT(row["host_us_median"].get<double>(), 0.0) << row["call"];
+    }
+    ASSERT_EQ(j["latency"].size(), 2u * 3); // sizes x (cuBLAS direct, rung 0, auto)
+    for (const auto& row : j["latency"]) {
+        for (const char* key : {"m", "call", "median_us", "min_us", "p90_us", "vs_cublas", "pass"})
+            EXPECT_TRUE(row.contains(key)) << key;
+        EXPECT_TRUE(row["pass"].get<bool>()) << row;
+        EXPECT_LE(row["min_us"].get<double>(), row["median_us"].get<double>());
+    }
+    EXPECT_EQ(j["targets"].size(), 2u);
+    std::ifstream csv_in(csv);
+    std::string header, first;
+    std::getline(csv_in, header);
+    std::getline(csv_in, first);
+    EXPECT_EQ(header.rfind("table,dtype,call,kernel", 0), 0u) << header;
+    EXPECT_EQ(first.rfind("enqueue,f32,\"empty kernel launch <<<1, 32>>>\"", 0), 0u) << first;
 }
 
 TEST(Cli, ProbeListNamesEveryProbeWithItsSeedSection) {
@@ -248,6 +296,93 @@ TEST(Tables, BenchTableFitsWithLongNamesAndErrors) {
     expect_fits(os.str(), "bench table");
     EXPECT_NE(os.str().find("f64 col tt 123456789x987654321x1234567"), std::string::npos) << os.str();
     EXPECT_NE(os.str().find("out of memory"), std::string::npos) << os.str();
+}
+
+// The overhead report's worst cases, rendered directly: the longest labels, an error row with
+// a long message, a failed check, large numbers, and the target lines (one met, one missed).
+TEST(Tables, OverheadReportFitsAndStatesTheTargets) {
+    using namespace gemmlab::cli;
+    OverheadReport r;
+    r.info.seed = 123456789012345ull;
+    r.info.cpu_name = "Intel(R) Xeon(R) Platinum 8480+ with a very long model name for good measure";
+    r.info.cpu_threads = 224;
+    r.schedule = "auto (cudaDeviceScheduleAuto: spin while CPU cores outnumber GPUs)";
+    r.calls_per_sample = 512;
+    r.enqueue_samples = 30;
+    r.latency_reps = 200;
+    r.warmup = 20;
+    const auto stats = [](double median) {
+        UsStats s;
+        s.median = median;
+        s.min = median * 0.9;
+        s.p90 = median * 1.1;
+        s.max = median * 123456;
+        s.samples = 30;
+        return s;
+    };
+    for (auto [call, kernel, us] : {std::tuple{"empty kernel launch <<<1, 32>>>", "", 4.4},
+                                    {"part: cudaGetDevice + 3 pointer queries", "", 0.31},
+                                    {"gemmlab cluster_multicast", "cluster_multicast", 123456.78},
+                                    {"gemmlab auto", "auto", 4.1},
+                                    {"cuBLAS direct (cublasGemmEx_64)", "", 11.0}}) {
+        EnqueueRow e;
+        e.dtype = DType::BF16_F32;
+        e.call = call;
+        e.kernel = kernel;
+        e.calls_per_sample = 512;
+        e.host = stats(us);
+        e.drained = stats(us * 2);
+        e.vs_launch = us / 4.4;
+        r.enqueue.push_back(e);
+    }
+    for (int64_t size : {16, 512}) {
+        LatencyRow l;
+        l.dtype = DType::BF16_F32;
+        l.shape = {size, size, size};
+        l.call = "cuBLAS direct (cublasGemmEx_64)";
+        l.latency = stats(9.5);
+        l.vs_cublas = 1.0;
+        r.latency.push_back(l);
+        l.call = "gemmlab auto";
+        l.kernel = "auto";
+        l.latency = stats(size == 16 ? 7.0 : 10.5);
+        l.vs_cublas = l.latency.median / 9.5;
+        l.check = gemmlab::reference::CheckResult{};
+        l.check->worst_ratio = 1.23456e-300;
+        r.latency.push_back(l);
+        l.call = "gemmlab cluster_multicast";
+        l.kernel = "cluster_multicast";
+        l.vs_cublas.reset();
+        l.check.reset();
+        l.error = "UnsupportedDevice: kernel 'cluster_multicast' (rung 23) needs sm_90a " + std::string(120, 'x');
+        r.latency.push_back(l);
+    }
+    r.latency[1].check->pass = false;
+    r.targets = overhead_targets(r);
+    std::ostringstream os;
+    print_overhead(os, r);
+    expect_fits(os.str(), "overhead report");
+    const std::string text = os.str();
+    const std::vector<std::string> want = {
+        "target: bf16-f32 gemmlab cluster_multicast: host cost per call 28058.36x an empty-kernel "
+        "launch (<= 1.2x): MISSED",
+        // the error rows count as missed
+        "target: bf16-f32 gemmlab cluster_multicast: synchronized latency <= cuBLAS direct at 0 of 2 "
+        "sizes (errors at 16^3, 512^3): MISSED",
+        "target: bf16-f32 gemmlab auto: host cost per call 0.93x an empty-kernel launch (<= 1.2x): met",
+        "target: bf16-f32 gemmlab auto: synchronized latency <= cuBLAS direct at 1 of 2 sizes "
+        "(worst 1.11x at 512^3): MISSED"};
+    EXPECT_EQ(r.targets, want);
+    EXPECT_NE(text.find("target: bf16-f32 gemmlab auto: host cost"), std::string::npos) << text;
+    EXPECT_NE(text.find("needs sm_90a"), std::string::npos) << text;
+    EXPECT_NE(text.find("FAIL"), std::string::npos) << text;
+    std::ostringstream csv;
+    write_overhead_csv(csv, r);
+    EXPECT_NE(csv.str().find("enqueue,bf16-f32,\"empty kernel launch <<<1, 32>>>\","), std::string::npos)
+        << csv.str();
+    const nlohmann::json j = overhead_json(r);
+    EXPECT_EQ(j["latency"][2]["pass"], false);
+    EXPECT_TRUE(j["latency"][2].contains("error"));
 }
 
 TEST(Tables, WrapWords) {

@@ -165,7 +165,8 @@ TEST(Validation, KernelChoice) {
         c.kernel = ok;
         EXPECT_EQ(c.run(), Status::Success) << ok << ": " << msg();
     }
-    for (const char* bad : {"fastest", "99", "-1", "", "Naive"}) {
+    // A number only in its canonical spelling: no sign, no leading zero, no space.
+    for (const char* bad : {"fastest", "99", "-1", "", "Naive", "01", "-0", "+1", "1 ", "0x1", "00"}) {
         c.kernel = bad;
         EXPECT_EQ(c.run(), Status::UnknownKernel) << bad;
         EXPECT_NE(msg().find(std::string("'") + bad + "'"), std::string::npos) << msg();
@@ -481,6 +482,33 @@ TEST(DeviceSupport, AnSm90aRungRunsOnlyOnComputeCapability90WithSm90aCode) {
         }
     }
     EXPECT_EQ(gemmlab::check_device_support(hopper, count), Status::NoDevice);
+}
+
+TEST(DeviceSupport, ARungBelowItsComputeCapabilityIsRefusedWithTheReason) {
+    // Rung 15's FP64 m16n8k16 DMMA exists from sm_90 on.
+    const auto dmma = gemmlab::find_gpu_kernel("dmma");
+    ASSERT_TRUE(dmma);
+    EXPECT_EQ(dmma->min_compute_capability, 90);
+    EXPECT_FALSE(dmma->needs_sm90a);
+    for (const auto& k : gemmlab::cpu_kernels()) EXPECT_EQ(k.min_compute_capability, 0) << k.name;
+
+    gemmlab::KernelInfo future = *gemmlab::find_gpu_kernel("warp_tile");
+    future.name = "pretend_future";
+    future.number = 98;
+    future.min_compute_capability = 255; // no GPU has 25.5
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        EXPECT_EQ(gemmlab::check_device_support(future), Status::NoDevice);
+        return;
+    }
+    EXPECT_EQ(gemmlab::check_device_support(future), Status::UnsupportedDevice);
+    EXPECT_NE(msg().find("'pretend_future' (rung 98) needs compute capability 25.5 or later"),
+              std::string::npos) << msg();
+    int major = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+    EXPECT_EQ(gemmlab::check_device_support(*dmma, 0),
+              major >= 9 ? Status::Success : Status::UnsupportedDevice) << msg();
 }
 
 } // namespace

@@ -82,6 +82,10 @@ struct KernelInfo {
     /// CMAKE_CUDA_ARCHITECTURES. Elsewhere a call naming it returns Status::UnsupportedDevice
     /// and `auto` does not pick it.
     bool needs_sm90a;
+    /// The lowest compute capability (10 * major + minor) whose instructions it uses, 0 for
+    /// none beyond what the build targets: 90 for FP64 DMMA m16n8k16 (rung 15). On an older
+    /// GPU a call naming it returns Status::UnsupportedDevice and `auto` does not pick it.
+    int min_compute_capability = 0;
 
     constexpr bool supports(DataType t) const noexcept { return types.has(t); }
 };
@@ -98,8 +102,8 @@ std::optional<KernelInfo> find_gpu_kernel(std::string_view name_or_number) noexc
 
 /// Whether rung `info` can run on CUDA device `device` (-1: the calling thread's current
 /// device): Success; NoDevice when there is no such device; UnsupportedDevice when the rung
-/// needs sm_90a and the device is not compute capability 9.0 or this library has no sm_90a code
-/// (last_error() says which). The device is queried once and the answer cached; nothing is
+/// needs sm_90a and the device is not compute capability 9.0 or this library has no sm_90a code,
+/// or the device is below the rung's min_compute_capability (last_error() says which). The device is queried once and the answer cached; nothing is
 /// launched.
 Status check_device_support(const KernelInfo& info, int device = -1) noexcept;
 

@@ -328,6 +328,7 @@ py::list kernels() {
         d["precision"] = gemmlab::to_string(info.precision);
         d["engine"] = gemmlab::to_string(info.engine);
         d["needs_sm90a"] = info.needs_sm90a;
+        d["min_compute_capability"] = info.min_compute_capability;
         // Every A/B type of the library, including the BF16/FP16 ones this module has no entry
         // point for yet (those rungs show "types": []).
         py::list library_types;

@@ -1,8 +1,29 @@
 // gemmlab::gemm: validate (no CUDA call before this succeeds), normalize to the one internal
 // column-major form, pick a rung, launch on the caller's stream, and turn failures into a Status.
+//
+// The host side of a call is budgeted: about what one bare kernel launch costs (issue 10;
+// `gemmlab overhead` measures both in the same run). So a successful call makes no heap
+// allocation (tests/test_host_path.cpp counts them), no device query whose answer cannot change
+// within the process, and no synchronization. What a successful call does, in order:
+//   - validation: integer checks only; message strings are built on the failure path alone;
+//   - the kernel choice: "auto" is one string compare, a rung name or number one pass over the
+//     rung table comparing string_views (no std::string built per rung);
+//   - the device count: queried once per process (visible_device_count_cached below);
+//   - cudaGetDevice: per call, since the current device is per-thread state the caller may change;
+//   - cudaPointerGetAttributes for C and, when they are read, A and B (a pointer passed twice is
+//     checked once): per call, because no cache of it can be kept correct, as memory is freed and
+//     its addresses reused by host allocations or by another device's behind the library's back;
+//   - the launch: auto's pick (a few multiplies per candidate, caps cached per device) or the
+//     rung's launcher; cuBLAS borrows a pooled handle (a mutex and a map lookup, far below
+//     cuBLAS's own cost per call); a rung that needs scratch memory takes it from the per-device
+//     stream-ordered pool (gemm/workspace.hpp: no cudaMalloc, no synchronization).
 
+#include <charconv>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "common/cuda_check.hpp"
 #include "gemm/device_caps.hpp"
@@ -44,24 +65,45 @@ struct Operand {
     bool has_op;
 };
 
+/// "(row-major A, op N)": where an operand's rule was broken, for its failure message.
+std::string operand_where(bool row, const Operand& x) {
+    return std::string("(") + (row ? "row-major " : "column-major ") + x.name +
+           (x.has_op ? (x.is_op_t ? ", op T)" : ", op N)") : ")");
+}
+
 /// Leading-dimension and overflow rule for one operand: column-major storage strides columns
-/// by ld, so ld >= rows; row-major strides rows, so ld >= cols.
+/// by ld, so ld >= rows; row-major strides rows, so ld >= cols. The message text is built only
+/// when the rule is broken: on the success path this is integer arithmetic (it used to build
+/// the "where" string for every operand of every call, a heap allocation each).
 Status check_operand(Layout layout, const Operand& x) {
     const bool row = layout == Layout::RowMajor;
     const int64_t need = std::max<int64_t>(1, row ? x.cols : x.rows);
-    const char* need_expr = row ? x.cols_expr : x.rows_expr;
-    const std::string where = std::string("(") + (row ? "row-major " : "column-major ") + x.name +
-                              (x.has_op ? (x.is_op_t ? ", op T)" : ", op N)") : ")");
     if (x.ld < need)
         return fail(Status::InvalidLeadingDimension,
                     std::string(x.ld_name) + " = " + std::to_string(x.ld) + " is less than max(1, " +
-                        need_expr + ") = " + std::to_string(need) + " " + where);
+                        (row ? x.cols_expr : x.rows_expr) + ") = " + std::to_string(need) + " " +
+                        operand_where(row, x));
     const int64_t inner = row ? x.cols : x.rows, outer = row ? x.rows : x.cols;
     if (last_offset(inner, outer, x.ld) < 0)
-        return fail(Status::SizeOverflow, std::string("the last element of ") + x.name + " " + where +
-                                              " lies beyond int64: " + std::to_string(outer) +
-                                              " x " + x.ld_name + " = " + std::to_string(x.ld));
+        return fail(Status::SizeOverflow, std::string("the last element of ") + x.name + " " +
+                                              operand_where(row, x) + " lies beyond int64: " +
+                                              std::to_string(outer) + " x " + x.ld_name + " = " +
+                                              std::to_string(x.ld));
     return Status::Success;
+}
+
+/// The rung that `key` names: its name ("smem_tile") or its number written the canonical way
+/// ("5": no sign, no leading zero), as before; nullptr when none. The key is parsed once, not
+/// compared with a decimal string built for every rung.
+const detail::Rung* find_rung(std::string_view key) {
+    int number = -1;
+    const char* end = key.data() + key.size();
+    const auto [ptr, ec] = std::from_chars(key.data(), end, number);
+    const bool canonical_number = !key.empty() && ec == std::errc() && ptr == end &&
+                                  key.front() != '-' && (key.size() == 1 || key.front() != '0');
+    for (const auto& r : detail::rung_table())
+        if (r.info.name == key || (canonical_number && r.info.number == number)) return &r;
+    return nullptr;
 }
 
 /// The element types of one call: A and B, and C.
@@ -103,24 +145,22 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         *rung = nullptr;
         return Status::Success;
     }
-    for (const auto& r : detail::rung_table()) {
-        const auto& info = r.info;
-        if (std::string_view(options.kernel) != info.name && options.kernel != std::to_string(info.number))
-            continue;
-        if (!info.supports(types.in)) {
-            std::string has;
-            for (DataType t : kAllDataTypes)
-                if (info.supports(t)) has += std::string(has.empty() ? "" : ", ") + to_string(t);
-            return fail(Status::UnsupportedType, "kernel '" + options.kernel + "' (rung " +
-                                                     std::to_string(info.number) + ", " +
-                                                     std::string(info.name) + ") supports " + has +
-                                                     " only; this call's type is " + type_text(types));
-        }
-        *rung = &r;
-        return Status::Success;
+    const detail::Rung* r = find_rung(options.kernel);
+    if (!r)
+        return fail(Status::UnknownKernel, "kernel = '" + options.kernel +
+                                               "' matches no rung name or number, nor 'auto' (see `gemmlab list`)");
+    const auto& info = r->info;
+    if (!info.supports(types.in)) {
+        std::string has;
+        for (DataType t : kAllDataTypes)
+            if (info.supports(t)) has += std::string(has.empty() ? "" : ", ") + to_string(t);
+        return fail(Status::UnsupportedType, "kernel '" + options.kernel + "' (rung " +
+                                                 std::to_string(info.number) + ", " +
+                                                 std::string(info.name) + ") supports " + has +
+                                                 " only; this call's type is " + type_text(types));
     }
-    return fail(Status::UnknownKernel, "kernel = '" + options.kernel +
-                                           "' matches no rung name or number, nor 'auto' (see `gemmlab list`)");
+    *rung = r;
+    return Status::Success;
 }
 
 /// validate() for a typed call: TIn for A and B, TOut for C, TS for alpha and beta.
@@ -130,6 +170,22 @@ Status validate_typed(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int
                       int64_t ldc, const GemmOptions& options, const detail::Rung** rung) {
     return validate(layout, op_a, op_b, m, n, k, alpha == TS(0), A, lda, B, ldb, C, ldc, options,
                     {data_type_of<TIn>(), data_type_of<TOut>()}, rung);
+}
+
+/// The number of visible CUDA devices, asked once per process. The runtime fixes the set of
+/// visible devices when it initializes (CUDA_VISIBLE_DEVICES is read then), so the answer
+/// cannot change afterwards; a failed query (no driver, no device) counts as 0 and stays 0, as
+/// the runtime's own failed initialization does. Thread-safe (a function-local static).
+int visible_device_count_cached() {
+    static const int count = [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) {
+            cudaGetLastError(); // not the caller's error: clear it
+            n = 0;
+        }
+        return n;
+    }();
+    return count;
 }
 
 /// Rejects pointers the GPU cannot dereference: plain host memory (unregistered) and memory of
@@ -187,22 +243,27 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         g = {type, c_type, options.precision, n, m, k, double(alpha), B, ldb,
              op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc};
 
-    int count = 0, device = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        return fail(Status::NoDevice, "no CUDA device is visible");
-    }
+    if (visible_device_count_cached() == 0) return fail(Status::NoDevice, "no CUDA device is visible");
+    int device = 0;
     try {
         GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
         // A rung this device cannot run is refused whatever the shape (cached per device).
-        if (rung && rung->info.needs_sm90a)
+        if (rung && (rung->info.needs_sm90a || rung->info.min_compute_capability > 0))
             if (std::string why = detail::device_unsupported_reason(rung->info, device); !why.empty())
                 return fail(Status::UnsupportedDevice, std::move(why));
+        // C, then A and B where they are read. A pointer passed twice (A == B in A * A^T) is
+        // asked about once: the answer is the same, and each query is a driver call.
         const bool reads_ab = k > 0 && alpha != TS(0);
-        for (auto [name, p] : {std::pair<const char*, const void*>{"C", C}, {"A", reads_ab ? A : nullptr},
-                               {"B", reads_ab ? B : nullptr}})
-            if (p)
-                if (Status s = check_device_pointer(name, p, device); s != Status::Success) return s;
+        const std::pair<const char*, const void*> pointers[] = {
+            {"C", C}, {"A", reads_ab ? A : nullptr}, {"B", reads_ab ? B : nullptr}};
+        for (size_t i = 0; i < std::size(pointers); ++i) {
+            const void* p = pointers[i].second;
+            bool seen = p == nullptr;
+            for (size_t j = 0; j < i && !seen; ++j) seen = pointers[j].second == p;
+            if (!seen)
+                if (Status s = check_device_pointer(pointers[i].first, p, device); s != Status::Success)
+                    return s;
+        }
 
         if (!reads_ab) {
             const int64_t total = g.m * g.n;
@@ -227,11 +288,8 @@ const char* last_error() noexcept { return t_last_error.c_str(); }
 Status check_device_support(const KernelInfo& info, int device) noexcept {
     t_last_error.clear();
     try {
-        int count = 0;
-        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-            cudaGetLastError();
-            return fail(Status::NoDevice, "no CUDA device is visible");
-        }
+        const int count = visible_device_count_cached();
+        if (count == 0) return fail(Status::NoDevice, "no CUDA device is visible");
         if (device < 0) GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
         if (device >= count)
             return fail(Status::NoDevice, "device " + std::to_string(device) + " does not exist (" +

@@ -68,6 +68,8 @@ struct CandidateFor {
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
+    /// KernelInfo::min_compute_capability of its rung: skipped on older devices.
+    int min_cc = 0;
     /// DRAM bytes moved per element of op(A) and op(B) before the kernel runs (the TF32 pack
     /// step of rungs 25-26: read 4, write 4 per part); 0 for the others. The rate (measured at
     /// 4096^3 on the whole call) already holds that cost there; the model adds it again
@@ -115,11 +117,11 @@ const Candidate<double> kDoubleCudaCores[] = {
 
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
-     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, false, 90},
     {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, 47100,
-     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>, false, 90},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, 43000,
-     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
+     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, false, 90},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
@@ -144,12 +146,12 @@ const Candidate<float> kFloatTf32[] = {
 // 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
-     &launch_wgmma_tf32x3<float>, true, /*pack_bytes=*/12, &launch_wgmma_tf32x3_split},
+     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, &launch_wgmma_tf32x3_split},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
     {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
-     true, /*pack_bytes=*/8, &launch_wgmma_tf32_split},
+     true, 0, /*pack_bytes=*/8, &launch_wgmma_tf32_split},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -164,7 +166,7 @@ template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
         {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true,
-         0, &launch_persistent_split<TIn, TOut>},
+         0, 0, &launch_persistent_split<TIn, TOut>},
         {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
@@ -224,6 +226,7 @@ Choice<Args> pick(std::initializer_list<std::span<const CandidateFor<Args>>> lis
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
+            if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
             for (int splits = 1; splits <= 16; splits *= 2) {
                 if (splits > 1 && (!c.launch_split || k / splits < kMinSplitK)) break;
                 const double t = model_time(c, m, n, k, splits, caps);

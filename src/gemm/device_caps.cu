@@ -72,9 +72,11 @@ DeviceCaps current_device_caps() {
 }
 
 std::string device_unsupported_reason(const KernelInfo& info, int device) {
-    if (!info.needs_sm90a) return {};
+    if (!info.needs_sm90a && info.min_compute_capability == 0) return {};
     const DeviceCaps caps = device_caps(device);
-    if (caps.sm90a) return {};
+    const int cc_value = 10 * caps.cc_major + caps.cc_minor;
+    const bool cc_ok = cc_value >= info.min_compute_capability;
+    if (cc_ok && (!info.needs_sm90a || caps.sm90a)) return {};
     // The error path only: the name costs a property query, the caps above are cached.
     cudaDeviceProp prop{};
     const bool named = cudaGetDeviceProperties(&prop, device) == cudaSuccess;
@@ -85,6 +87,9 @@ std::string device_unsupported_reason(const KernelInfo& info, int device) {
     const std::string dev = "device " + std::to_string(device) +
                             (named ? " (" + std::string(prop.name) + ")" : std::string()) +
                             " has compute capability " + cc;
+    if (!cc_ok)
+        return rung + " needs compute capability " + std::to_string(info.min_compute_capability / 10) +
+               "." + std::to_string(info.min_compute_capability % 10) + " or later; " + dev;
     if (caps.cc_major != 9 || caps.cc_minor != 0)
         return rung + " needs sm_90a (Hopper: wgmma, TMA, setmaxnreg), i.e. a compute capability 9.0 GPU; " +
                dev;

@@ -20,14 +20,15 @@ namespace {
 
 // A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
 // nullptr); needs_sm90a: it uses Hopper-only instructions.
-#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a)       \
+// min_cc: the lowest compute capability (10 * major + minor) whose instructions it uses.
+#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a, min_cc) \
     Rung {                                                                                         \
         KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),                    \
-                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a},                      \
+                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a, min_cc},              \
             &launch_typed<f32, f64>                                                                \
     }
 #define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
-    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false)
+    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false, 0)
 
 // A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
 // accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
@@ -106,10 +107,10 @@ const Rung kRungs[] = {
                  "shared-memory pipeline",
                  "sm_80+"),
     // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
-    GEMMLAB_TC_RUNG(15, dmma,
-                    "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
-                    "cp.async pipeline into padded, bank-conflict-free shared tiles",
-                    "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>),
+    GEMMLAB_TC_RUNG_ON(15, dmma,
+                       "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
+                       "cp.async pipeline into padded, bank-conflict-free shared tiles",
+                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, false, 90),
     GEMMLAB_TC_RUNG(16, tf32,
                     "TF32 tensor cores: inputs rounded to TF32 (cvt.rna), mma.sync m16n8k8, FP32 "
                     "accumulation; rung 15's pipeline. Lower precision (u = 2^-11)",
@@ -154,12 +155,12 @@ const Rung kRungs[] = {
                        "TF32 on wgmma m64n256k8: operands rounded (cvt.rna) and packed K-major, "
                        "then rung 24's persistent TMA pipeline. Lower precision (u = 2^-11)",
                        "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
-                       true),
+                       true, 0),
     GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,
                        "FP32-accurate 3xTF32 on wgmma: big and small parts packed, three "
                        "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
                        "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
-                       nullptr, true),
+                       nullptr, true, 0),
 };
 
 #undef GEMMLAB_HALF_RUNG

@@ -165,12 +165,34 @@ struct TypedProblem {
         opt.kernel = kernel;
         opt.stream = s;
         opt.precision = c.precision;
+        return call(opt);
+    }
+
+    Status call(const GemmOptions& opt) {
         if constexpr (kHalf) // the half-precision overloads (alpha and beta in float)
             return gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, float(c.alpha),
                         a(), sa.ld, b(), sb.ld, float(c.beta), c_out(), sc.ld, opt);
         else
             return gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k, T(c.alpha),
                            a(), sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld, opt);
+    }
+
+    Status validate(const GemmOptions& opt) {
+        if constexpr (kHalf)
+            return validate_gemm(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
+                                 float(c.alpha), a(), sa.ld, b(), sb.ld, float(c.beta), c_out(),
+                                 sc.ld, opt);
+        else
+            return validate_gemm<T>(c.layout, c.op_a, c.op_b, c.shape.m, c.shape.n, c.shape.k,
+                                    T(c.alpha), a(), sa.ld, b(), sb.ld, T(c.beta), c_out(), sc.ld,
+                                    opt);
+    }
+
+    detail::Problem problem() {
+        const Args g = normalized();
+        return {data_type_of<TIn>(), data_type_of<TOut>(), c.precision, g.m, g.n, g.k,
+                double(g.alpha), g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b, double(g.beta),
+                g.C, g.ldc};
     }
 
     RunResult run_and_check(const std::string& kernel) {
@@ -238,6 +260,18 @@ RunResult DeviceProblem::run_and_check(const std::string& kernel) {
 
 TimingStats DeviceProblem::time(const std::string& kernel, const TimingPolicy& policy) {
     return std::visit([&](auto& p) { return p->time(kernel, policy); }, impl_->p);
+}
+
+Status DeviceProblem::call(const GemmOptions& options) {
+    return std::visit([&](auto& p) { return p->call(options); }, impl_->p);
+}
+
+Status DeviceProblem::validate(const GemmOptions& options) {
+    return std::visit([&](auto& p) { return p->validate(options); }, impl_->p);
+}
+
+detail::Problem DeviceProblem::normalized() {
+    return std::visit([](auto& p) { return p->problem(); }, impl_->p);
 }
 
 const Case& DeviceProblem::spec() const {

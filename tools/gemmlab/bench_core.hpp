@@ -9,6 +9,7 @@
 
 #include "common/fill.hpp"
 #include "common/timing.hpp"
+#include "gemm/problem.hpp"
 #include "gemm/reference/check.hpp"
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
@@ -105,6 +106,20 @@ public:
 
     /// Times `kernel` (no checking) under `policy`.
     TimingStats time(const std::string& kernel, const TimingPolicy& policy);
+
+    /// One gemm call on the case's buffers with the caller's options (kernel, stream,
+    /// precision; the case's own precision is not applied): no reset of C, no check, no
+    /// synchronization. What `gemmlab overhead` times, so the options are built once by the
+    /// caller rather than per call.
+    Status call(const GemmOptions& options);
+
+    /// validate_gemm with the arguments `call` passes to gemm: the checks alone, no CUDA call.
+    Status validate(const GemmOptions& options);
+
+    /// The case normalized to the column-major form exactly as the API normalizes it (row-major
+    /// calls transposed, A and B swapped), with pointers into this problem's buffers: what a
+    /// direct cuBLAS call on the same data takes.
+    detail::Problem normalized();
 
     const Case& spec() const;
 

@@ -94,6 +94,13 @@ void add_list_command(CLI::App& app, Action& action) {
                 if (k.needs_sm90a) hopper += std::string(hopper.empty() ? "" : ", ") + std::string(k.name);
             print_wrapped("sm_90a (Hopper only: wgmma, TMA, setmaxnreg): ",
                           hopper.empty() ? std::string("none yet") : hopper, 4);
+            std::string newer;
+            for (const auto& k : gpu_kernels())
+                if (k.min_compute_capability > 0)
+                    newer += std::string(newer.empty() ? "" : ", ") + std::string(k.name) + " " +
+                             std::to_string(k.min_compute_capability / 10) + "." +
+                             std::to_string(k.min_compute_capability % 10);
+            if (!newer.empty()) print_wrapped("compute capability needed: ", newer, 4);
             std::printf("\n");
             print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);

@@ -60,6 +60,18 @@ void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
     }
 }
 
+nlohmann::json device_json(const DeviceInfo& d) {
+    return {{"name", d.name},
+            {"sm_count", d.sm_count},
+            {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+            {"l2_bytes", d.l2_bytes},
+            {"fp32_lanes_per_sm", d.fp32_lanes_per_sm},
+            {"fp64_lanes_per_sm", d.fp64_lanes_per_sm},
+            {"driver_version", d.driver_version},
+            {"cuda_runtime_version", d.runtime_version},
+            {"cublas_version", d.cublas_version}};
+}
+
 nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
     nlohmann::json j;
     j["schema"] = "gemmlab-bench-1";
@@ -68,20 +80,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
     j["seed"] = info.seed;
     j["cold_l2"] = info.cold;
     j["cpu"] = {{"name", info.cpu_name}, {"threads", info.cpu_threads}};
-    if (info.device) {
-        const auto& d = *info.device;
-        j["device"] = {{"name", d.name},
-                       {"sm_count", d.sm_count},
-                       {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                       {"l2_bytes", d.l2_bytes},
-                       {"fp32_lanes_per_sm", d.fp32_lanes_per_sm},
-                       {"fp64_lanes_per_sm", d.fp64_lanes_per_sm},
-                       {"driver_version", d.driver_version},
-                       {"cuda_runtime_version", d.runtime_version},
-                       {"cublas_version", d.cublas_version}};
-    } else {
-        j["device"] = nullptr;
-    }
+    j["device"] = info.device ? device_json(*info.device) : nlohmann::json(nullptr);
     j["skipped"] = info.skipped;
     auto& out = j["rows"] = nlohmann::json::array();
     for (const auto& r : rows) {

@@ -42,6 +42,8 @@ struct RunInfo {
 };
 
 void print_table(std::ostream& os, const std::vector<BenchRow>& rows);
+/// The device facts every JSON result records (name, SMs, compute capability, versions, ...).
+nlohmann::json device_json(const DeviceInfo& d);
 nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows);
 void write_csv(std::ostream& os, const std::vector<BenchRow>& rows);
 

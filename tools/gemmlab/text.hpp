@@ -1,6 +1,6 @@
 #pragma once
-// Plain-text layout shared by the CLI's tables (list, bench, verify, probe): every line they
-// print fits in kLineWidth columns. Long text (a rung's technique, a probe's headline) is
+// Plain-text layout shared by the CLI's tables (list, bench, verify, probe, overhead): every
+// line they print fits in kLineWidth columns. Long text (a rung's technique, a probe's headline) is
 // word-wrapped under a hanging indent; a table too wide for the line is split into parts.
 
 #include <string>

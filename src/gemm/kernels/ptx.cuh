@@ -96,24 +96,40 @@ struct Mma16x8Fragments {
     static constexpr int kC = 4;     // accumulators per lane
 };
 
+// The FP64 shapes m16n8k8 and m16n8k16 exist from sm_90 on (sm_80 has m8n8k4 only). Compiled for
+// an older GPU they trap: rung 15 declares compute capability 9.0 (KernelInfo::
+// min_compute_capability), so neither a call naming it nor `auto` reaches them there.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define GEMMLAB_HAS_F64_M16N8 1
+#endif
+
 /// D = A * B + C, FP64, m16n8k8 (DMMA, sm_90).
 __device__ __forceinline__ void mma_m16n8k8_f64(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
     static_assert(Mma16x8Fragments<8>::kA == 4 && Mma16x8Fragments<8>::kB == 2, "fragment sizes");
+#ifndef GEMMLAB_HAS_F64_M16N8
+    __trap();
+#else
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#endif
 }
 
 /// D = A * B + C, FP64, m16n8k16 (DMMA, sm_90).
 __device__ __forceinline__ void mma_m16n8k16_f64(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
     static_assert(Mma16x8Fragments<16>::kA == 8 && Mma16x8Fragments<16>::kB == 4, "fragment sizes");
+#ifndef GEMMLAB_HAS_F64_M16N8
+    __trap();
+#else
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
                  : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
                    "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#endif
 }
+#undef GEMMLAB_HAS_F64_M16N8
 
 /// D = A * B + C with TF32 inputs (bit patterns from cvt_rna_tf32) and FP32 accumulators,
 /// m16n8k8 (HMMA, sm_80).
