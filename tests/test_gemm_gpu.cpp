@@ -575,4 +575,60 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
+// ------------------------------------------------------------------ split-K
+// Shapes whose m x n tiles cannot fill the GPU while k is long: auto's model cuts k into slices
+// there (split-K, hopper_gemm.cuh) on an sm_90a GPU; elsewhere the same checks hold unsplit.
+// k is not a multiple of any tile, so the last slice is ragged.
+const cli::Shape kSplitShapes[] = {{256, 192, 8192 + 33}, {130, 70, 4096 + 5}};
+
+TEST(SplitK, AutoOnLargeKIsWithinTheBoundForEveryType) {
+    REQUIRE_GPU();
+    uint64_t seed = 2100;
+    for (DType dt : cli::kAllDTypes)
+        for (cli::Shape s : kSplitShapes)
+            for (Precision precision : {Precision::Default, Precision::Tf32}) {
+                if (precision == Precision::Tf32 && dt != DType::F32) continue;
+                Case cs{dt, Layout::RowMajor, Op::N, Op::T, s, -1.5, 0.5, 0, FillKind::Uniform};
+                cs.precision = precision;
+                DeviceProblem p(cs, seed++, ReferenceSource::Cpu);
+                const cli::RunResult r = p.run_and_check("auto");
+                ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+                EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+                EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+            }
+}
+
+// The slices' partial sums are added in one fixed order (no atomics): the same call gives the
+// same bits every time.
+template <class TIn, class TOut>
+void expect_bitwise_reproducible(Precision precision) {
+    const int64_t m = 256, n = 192, k = 8192 + 33;
+    DeviceBuffer<TIn> A(size_t(m * k)), B(size_t(k * n));
+    DeviceBuffer<TOut> C(size_t(m * n));
+    fill_random(A.get(), A.size(), 31, FillKind::Uniform);
+    fill_random(B.get(), B.size(), 32, FillKind::Uniform);
+    GemmOptions options;
+    options.precision = precision;
+    std::vector<TOut> first(C.size()), again(C.size());
+    for (int run = 0; run < 3; ++run) {
+        fill_random(C.get(), C.size(), 33, FillKind::Uniform); // beta != 0: C is read as well
+        ASSERT_EQ(gemm(Layout::RowMajor, Op::N, Op::N, m, n, k, 0.75f, A.get(), k, B.get(), n, 0.5f,
+                       C.get(), n, options),
+                  Status::Success)
+            << last_error();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        C.copy_to_host(run == 0 ? first.data() : again.data(), C.size());
+        if (run > 0)
+            EXPECT_EQ(std::memcmp(first.data(), again.data(), C.bytes()), 0) << "run " << run;
+    }
+}
+
+TEST(SplitK, AutoIsBitwiseReproducible) {
+    REQUIRE_GPU();
+    expect_bitwise_reproducible<float, float>(Precision::Default);
+    expect_bitwise_reproducible<float, float>(Precision::Tf32);
+    expect_bitwise_reproducible<__nv_bfloat16, __nv_bfloat16>(Precision::Default);
+    expect_bitwise_reproducible<__half, float>(Precision::Default);
+}
+
 } // namespace

@@ -22,7 +22,7 @@
 // named, they must show those nodes in the graph (the workspace path was captured, not their
 // fallback); `auto` picks them for float on an H100 at these shapes by today's model
 // (auto_select.cu), and its node counts are printed. TO ADD HERE: every new call that needs a
-// workspace (split-K's partial sums are next). Add its rung or path to entries() with a variant
+// workspace (split-K: the last variant below). Add its rung or path to entries() with a variant
 // whose shape makes auto pick it, and expect its memory nodes as for rungs 25-26. It must not
 // cudaMalloc inside the capture nor keep state a replay would see stale (a counter the host
 // resets between calls).
@@ -179,6 +179,9 @@ const Variant kVariants[] = {
     {"col-major tn 136x200x72, beta 0 (C poisoned)", Layout::ColMajor, Op::T, Op::N, 136, 200, 72, -1.0, 0.0},
     // More output tiles than SMs, so the persistent rungs loop over tiles within one launch.
     {"row-major nn 2200x2200x72, beta 0.5", Layout::RowMajor, Op::N, Op::N, 2200, 2200, 72, 1.0, 0.5},
+    // Few output tiles and a long k: auto cuts k into slices on an sm_90a GPU (split-K), whose
+    // partial sums live in a workspace from the pool: memory nodes of the graph.
+    {"row-major nn 192x256x8192, beta 0.5 (auto: split-K)", Layout::RowMajor, Op::N, Op::N, 192, 256, 8192, 1.0, 0.5},
 };
 
 /// Captures one call of `e` on `v`, replays it three times (its inputs; new inputs written into

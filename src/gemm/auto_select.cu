@@ -15,8 +15,10 @@
 // 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
 // only per-configuration input is a MEASURED number:
 //
-//   time(config) = blocks on the busiest SM * 2 * tile area * k * SMs / (rate * utilisation)
-//                  + pack bytes * (m + n) * k / DRAM bandwidth  (both x batches for a batch)
+//   time(config, s) = blocks on the busiest SM * 2 * tile area * k/s * SMs / (rate * utilisation)
+//                     + (pack bytes * (m + n) * k + 8 * s * m * n [s > 1]) / DRAM bandwidth
+//   (both x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K configurations, each
+//   slice's tiles counted as blocks, each slice's FP32 partial written and read back once)
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
@@ -83,6 +85,9 @@ struct CandidateFor {
     /// one batch picks among these only. A configuration whose launcher ignores the batch (the
     /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
     bool native_batch = true;
+    /// The same configuration with k cut into slices (split-K), or nullptr: the model then
+    /// also weighs 2, 4, 8 and 16 slices of at least hopper::kMinSplitK.
+    void (*launch_split)(const Args&, cudaStream_t, int splits) = nullptr;
 };
 
 template <class T>
@@ -151,12 +156,13 @@ const Candidate<float> kFloatTf32[] = {
 // 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
-     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, /*native_batch=*/false},
+     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, /*native_batch=*/false,
+     &launch_wgmma_tf32x3_split},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
     {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
-     true, 0, /*pack_bytes=*/8, /*native_batch=*/false},
+     true, 0, /*pack_bytes=*/8, /*native_batch=*/false, &launch_wgmma_tf32_split},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -170,7 +176,8 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true, 0, 0, false},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true,
+         0, 0, false, &launch_persistent_split<TIn, TOut>},
         {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, 0, 0, false},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
@@ -187,46 +194,62 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// The modelled time of `c` in ns on `batches` m x n outputs: the busiest SM's tiles at the
-/// configuration's per-SM rate, plus the pack step's DRAM traffic at the device's peak
+/// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the
+/// busiest SM's tiles at the configuration's per-SM rate, plus the pack step's DRAM traffic
+/// and split-K's partial sums (written and read back once, FP32) at the device's peak
 /// bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count tiles x
-/// batches.
+/// batches x slices.
 template <class Args>
 double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
-                  const DeviceCaps& caps) {
-    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches;
+                  int splits, const DeviceCaps& caps) {
+    const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
     const double warps = double(resident * c.warps);
     const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
     // rate is GFLOP/s = FLOP/ns for the whole chip: one SM's share is rate / SMs.
-    const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(k);
+    const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)));
     const double compute_ns = flops * caps.sm_count / (c.rate * util);
-    const double pack_ns = c.pack_bytes > 0 && caps.dram_gbps > 0
-                               ? c.pack_bytes * double(m + n) * double(k) * double(batches) / caps.dram_gbps
-                               : 0.0;
-    return compute_ns + pack_ns;
+    double bytes = c.pack_bytes * double(m + n) * double(k);
+    if (splits > 1) bytes += 2.0 * 4.0 * double(splits) * double(m) * double(n);
+    const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
+    return compute_ns + memory_ns;
 }
 
-/// The fastest candidate by the model over the given lists for the shape and batch, among
-/// those `caps` can run (and, for more than one batch, that batch natively); ties go to the
-/// earlier one. Throws if none can run (a list without a portable last entry).
+/// auto's choice: a configuration and how many k slices it runs with.
 template <class Args>
-const CandidateFor<Args>& pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists,
-                               int64_t m, int64_t n, int64_t k, int64_t batches,
-                               const DeviceCaps& caps) {
-    const CandidateFor<Args>* best = nullptr;
+struct Choice {
+    const CandidateFor<Args>* candidate = nullptr;
+    int splits = 1;
+
+    void launch(const Args& g, cudaStream_t stream) const {
+        if (splits > 1) candidate->launch_split(g, stream, splits);
+        else candidate->launch(g, stream);
+    }
+};
+
+/// The fastest candidate (and split) by the model over the given lists for the shape and
+/// batch, among those `caps` can run (and, for more than one batch, that batch natively); ties
+/// go to the earlier one and to fewer slices. Throws if none can run (a list without a portable
+/// last entry).
+template <class Args>
+Choice<Args> pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists, int64_t m,
+                  int64_t n, int64_t k, int64_t batches, const DeviceCaps& caps) {
+    Choice<Args> best;
     double best_time = 0;
     for (const auto& list : lists)
         for (const auto& c : list) {
             if (c.needs_sm90a && !caps.sm90a) continue;
             if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
             if (batches > 1 && !c.native_batch) continue;
-            const double t = model_time(c, m, n, k, batches, caps);
-            if (!best || t < best_time) best = &c, best_time = t;
+            for (int splits = 1; splits <= 16; splits *= 2) {
+                if (splits > 1 && (!c.launch_split || k / splits < kMinSplitK)) break;
+                const double t = model_time(c, m, n, k, batches, splits, caps);
+                if (!best.candidate || t < best_time) best = {&c, splits}, best_time = t;
+            }
         }
-    if (!best) throw CudaFailure("gemmlab auto: no candidate runs on this device");
-    return *best;
+    if (!best.candidate) throw CudaFailure("gemmlab auto: no candidate runs on this device");
+    return best;
 }
 
 /// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.

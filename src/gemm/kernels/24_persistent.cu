@@ -23,6 +23,12 @@ void launch_persistent(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     hopper::launch_or_fallback<PersistentPlan>(g, stream);
 }
 
+template <class TIn, class TOut>
+void launch_persistent_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    hopper::launch_or_fallback<PersistentPlan>(g, stream, splits);
+}
+
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
+GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 
 } // namespace gemmlab::detail

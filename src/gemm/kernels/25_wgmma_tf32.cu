@@ -27,4 +27,8 @@ void launch_wgmma_tf32(const GemmArgs<T>& g, cudaStream_t stream) {
 
 template void launch_wgmma_tf32<float>(const GemmArgs<float>&, cudaStream_t);
 
+void launch_wgmma_tf32_split(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
+    if (!hopper::launch_packed<hopper::Tf32Plan, hopper::Tf32>(g, stream, splits)) launch_tf32(g, stream);
+}
+
 } // namespace gemmlab::detail

@@ -33,4 +33,10 @@ void launch_wgmma_tf32x3(const GemmArgs<T>& g, cudaStream_t stream) {
 
 template void launch_wgmma_tf32x3<float>(const GemmArgs<float>&, cudaStream_t);
 
+void launch_wgmma_tf32x3_split(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
+    if (g.k < mma::kTf32x3MinK) launch_warp_tile_cfg<Cfg64x64x8>(g, stream);
+    else if (!hopper::launch_packed<hopper::Tf32x3Plan, hopper::Tf32x3>(g, stream, splits))
+        launch_tf32x3(g, stream);
+}
+
 } // namespace gemmlab::detail

@@ -49,6 +49,7 @@
 #include "gemm/kernels/tile_common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/problem.hpp"
+#include "gemm/workspace.hpp"
 
 namespace gemmlab::detail::hopper {
 
@@ -148,6 +149,12 @@ struct Params {
     const float* orig_b;
     int64_t orig_ldb;
     bool orig_trans_b;
+    // Split-K: the k tiles are cut into k_splits slices of k_tiles_per_split; work unit u is
+    // tile u % tiles of slice u / tiles, and writes its FP32 partial tile to
+    // partial + slice * m * n (column-major, ld = m) for splitk_reduce_kernel to sum.
+    int k_splits;
+    int k_tiles_per_split;
+    float* partial;
 };
 
 /// Tile index -> (tile row, tile column): groups of kGroupM tile rows, m fastest inside a
@@ -223,31 +230,33 @@ __device__ __forceinline__ TOut to_out(float v) {
     else return __float2half_rn(v);
 }
 
-/// C = alpha * acc + beta * C for consumer warpgroup `wg`'s 64 x BN slice of tile (m0, n0).
+/// C = alpha * acc + beta * C for consumer warpgroup `wg`'s 64 x BN slice of tile (m0, n0) of
+/// an m x n column-major C (a split-K partial: alpha 1, beta 0, C the slice's FP32 buffer).
 /// Register i of a thread is row r0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + i % 2 (see
 /// wgmma in hopper_ptx.cuh): per group of 8 columns the thread writes two rows of two
 /// neighbouring columns, so two pointers one column apart serve all four. Whole tiles skip the
 /// bounds checks; beta == 0 never reads C.
-template <class P, class TIn, class TOut>
-__device__ __forceinline__ void store_tile(const Params<TIn, TOut>& p, const float (&acc)[P::BN / 2],
+template <class P, class TOut>
+__device__ __forceinline__ void store_tile(const float (&acc)[P::BN / 2], int64_t m, int64_t n,
+                                           TOut* C, int64_t ldc, float alpha, float beta,
                                            int64_t m0, int64_t n0, int wg) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
     const int64_t c0 = n0 + 2 * (lane % 4);
-    const bool whole = m0 + P::BM <= p.m && n0 + P::BN <= p.n;
-    const bool read_c = p.beta != 0.0f;
-    TOut* col = p.C + r0 + c0 * p.ldc;
-    const int64_t col_step = 8 * p.ldc;
+    const bool whole = m0 + P::BM <= m && n0 + P::BN <= n;
+    const bool read_c = beta != 0.0f;
+    TOut* col = C + r0 + c0 * ldc;
+    const int64_t col_step = 8 * ldc;
 #pragma unroll
     for (int j = 0; j < P::BN / 8; ++j, col += col_step) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int i = 4 * j + e;
             const int dr = 8 * (e / 2), dc = e % 2;
-            TOut* c = col + dr + dc * p.ldc;
-            if (!whole && !(r0 + dr < p.m && c0 + 8 * j + dc < p.n)) continue;
-            float v = p.alpha * acc[i];
-            if (read_c) v += p.beta * float(*c);
+            TOut* c = col + dr + dc * ldc;
+            if (!whole && !(r0 + dr < m && c0 + 8 * j + dc < n)) continue;
+            float v = alpha * acc[i];
+            if (read_c) v += beta * float(*c);
             *c = to_out<TOut>(v);
         }
     }
@@ -324,9 +333,11 @@ __device__ __forceinline__ bool tile_unsafe(const Params<TIn, TOut>& p, int64_t 
 /// caller's operands, as the CUDA-core rungs compute it (IEEE Inf and NaN, no split). Slow,
 /// and only taken by tiles whose inputs the split cannot carry. The loop over the elements is
 /// kept rolled: this path must not cost the fast one code size (and, inlined, no call frame).
+/// With split-K, the sum runs over the slice's k range and goes to its partial buffer raw.
 template <class P, class TIn, class TOut>
 __device__ __forceinline__ void store_tile_fma(const Params<TIn, TOut>& p, int64_t m0, int64_t n0,
-                                            int wg) {
+                                               int wg, int64_t k_begin, int64_t k_end,
+                                               float* partial) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
     const int64_t c0 = n0 + 2 * (lane % 4);
@@ -335,10 +346,14 @@ __device__ __forceinline__ void store_tile_fma(const Params<TIn, TOut>& p, int64
         const int64_t row = r0 + 8 * ((i / 2) % 2), col = c0 + 8 * (i / 4) + i % 2;
         if (row >= p.m || col >= p.n) continue;
         float sum = 0.0f;
-        for (int64_t kk = 0; kk < p.k; ++kk) {
+        for (int64_t kk = k_begin; kk < k_end; ++kk) {
             const float a = p.orig_trans_a ? p.orig_a[kk + row * p.orig_lda] : p.orig_a[row + kk * p.orig_lda];
             const float b = p.orig_trans_b ? p.orig_b[col + kk * p.orig_ldb] : p.orig_b[kk + col * p.orig_ldb];
             sum = fmaf(a, b, sum);
+        }
+        if (partial) {
+            partial[row + col * p.m] = sum;
+            continue;
         }
         TOut* c = p.C + row + col * p.ldc;
         float v = p.alpha * sum;
@@ -348,6 +363,26 @@ __device__ __forceinline__ void store_tile_fma(const Params<TIn, TOut>& p, int64
 }
 
 #endif // GEMMLAB_SM90A
+
+/// Split-K's second half: C = alpha * (sum of the slices' partials, slice 0 first) + beta * C,
+/// one thread per element. The fixed order makes the result the same bits on every run.
+template <class TOut>
+__global__ void __launch_bounds__(256)
+    splitk_reduce_kernel(const float* __restrict__ partial, int splits, int64_t m, int64_t n,
+                         float alpha, float beta, TOut* __restrict__ C, int64_t ldc) {
+#ifdef GEMMLAB_SM90A
+    const int64_t total = m * n;
+    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+         idx += int64_t(gridDim.x) * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; ++s) sum += partial[s * total + idx];
+        TOut* c = C + idx % m + (idx / m) * ldc;
+        float v = alpha * sum;
+        if (beta != 0.0f) v += beta * float(*c);
+        *c = to_out<TOut>(v);
+    }
+#endif
+}
 
 /// The kernel. Template parameters fix the plan, the types and the op flags.
 template <class P, class TIn, class TOut, bool TransA, bool TransB>
@@ -401,8 +436,15 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     }
 
     const int num_tiles = p.tiles_m * p.tiles_n;
-    const int first_tile = int(blockIdx.x);
-    const int tile_step = P::kPersistent ? int(gridDim.x) : num_tiles; // one trip unless persistent
+    const int num_units = num_tiles * p.k_splits; // (tile, k slice) pairs, slice-major
+    const int first_unit = int(blockIdx.x);
+    const int unit_step = P::kPersistent ? int(gridDim.x) : num_units; // one trip unless persistent
+    // Unit u's tile and k tiles [kt0, kt1).
+    const auto unit_work = [&](int u, int& tm, int& tn, int& kt0, int& kt1) {
+        tile_coords<P>(u % num_tiles, p.tiles_m, p.tiles_n, tm, tn);
+        kt0 = (u / num_tiles) * p.k_tiles_per_split;
+        kt1 = min(k_tiles, kt0 + p.k_tiles_per_split);
+    };
 
     // Loads tile (m0, n0)'s k tile kt into stage s (TMA; one thread).
     const auto issue_loads = [&](int s, int64_t m0, int64_t n0, int kt) {
@@ -447,10 +489,10 @@ __global__ void __launch_bounds__(P::kThreads, 1)
         setmaxnreg_dec<40>();
         if (threadIdx.x % 128 == 0) {
             int it = 0; // k tiles issued so far, across all of this block's tiles
-            for (int t = first_tile; t < num_tiles; t += tile_step) {
-                int tm, tn;
-                tile_coords<P>(t, p.tiles_m, p.tiles_n, tm, tn);
-                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            for (int u = first_unit; u < num_units; u += unit_step) {
+                int tm, tn, kt0, kt1;
+                unit_work(u, tm, tn, kt0, kt1);
+                for (int kt = kt0; kt < kt1; ++kt, ++it) {
                     const int s = it % kStages;
                     if (it >= kStages) mbar_wait(empty + 8 * s, ((it / kStages) - 1) & 1);
                     issue_loads(s, int64_t(tm) * P::BM, int64_t(tn) * P::BN, kt);
@@ -462,38 +504,38 @@ __global__ void __launch_bounds__(P::kThreads, 1)
         const int wg = warpgroup;
         float acc[P::BN / 2] = {};
         int it = 0; // k tiles consumed so far
-        for (int t = first_tile; t < num_tiles; t += tile_step) {
-            int tm, tn;
-            tile_coords<P>(t, p.tiles_m, p.tiles_n, tm, tn);
+        for (int u = first_unit; u < num_units; u += unit_step) {
+            int tm, tn, kt0, kt1;
+            unit_work(u, tm, tn, kt0, kt1);
             const int64_t m0 = int64_t(tm) * P::BM, n0 = int64_t(tn) * P::BN;
 
             if constexpr (P::kFeed == Feed::CpAsync) {
                 // Prologue: stages 0 .. S-2 in flight.
                 for (int s = 0; s < kStages - 1; ++s) {
-                    if (s < k_tiles) {
+                    if (kt0 + s < kt1) {
                         copy_tile_cp_async<Storage, ShapeA, kAK, P::kThreads>(
                             a_tile(s), p.A, p.lda, kAK ? p.k : p.m, kAK ? p.m : p.k, m0,
-                            int64_t(s) * kTK);
+                            int64_t(kt0 + s) * kTK);
                         copy_tile_cp_async<Storage, ShapeB, kBK, P::kThreads>(
                             b_tile(s), p.B, p.ldb, kBK ? p.k : p.n, kBK ? p.n : p.k, n0,
-                            int64_t(s) * kTK);
+                            int64_t(kt0 + s) * kTK);
                     }
                     ptx::cp_async_commit();
                 }
             } else if constexpr (!P::kSpecialized) {
                 if (threadIdx.x == 0)
-                    for (int s = 0; s < kStages && s < k_tiles; ++s) issue_loads(s, m0, n0, s);
+                    for (int s = 0; s < kStages && kt0 + s < kt1; ++s) issue_loads(s, m0, n0, kt0 + s);
             }
 
-            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            for (int kt = kt0; kt < kt1; ++kt, ++it) {
                 const int s = it % kStages;
                 if constexpr (P::kFeed == Feed::CpAsync) {
                     ptx::cp_async_wait<kStages - 2>();
                     fence_proxy_async();
                     __syncthreads(); // stage kt landed; every warpgroup is done with kt - 1
                     const int next = kt + kStages - 1;
-                    if (next < k_tiles) {
-                        const int ns = next % kStages;
+                    if (next < kt1) {
+                        const int ns = (next - kt0) % kStages;
                         copy_tile_cp_async<Storage, ShapeA, kAK, P::kThreads>(
                             a_tile(ns), p.A, p.lda, kAK ? p.k : p.m, kAK ? p.m : p.k, m0,
                             int64_t(next) * kTK);
@@ -513,7 +555,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                                                                ShapeA::kPanelBytes, p.mn_lbo, p.mn_sbo);
                     const uint64_t db = operand_descriptor<kBK>(b_tile(s), 0, ks,
                                                                ShapeB::kPanelBytes, p.mn_lbo, p.mn_sbo);
-                    const int accumulate = (kt > 0 || ks > 0) ? 1 : 0;
+                    const int accumulate = (kt > kt0 || ks > 0) ? 1 : 0;
                     if constexpr (kParts == 2) {
                         // 3xTF32, the small products first (as rung 17): they add to a small
                         // partial sum before the big product joins it.
@@ -536,7 +578,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                     wgmma_wait<0>(); // the next iteration's copies overwrite stage kt - 1
                 } else {
                     wgmma_wait<1>(); // stage it - 1 is no longer read: free it
-                    if (kt > 0) {
+                    if (kt > kt0) {
                         const int freed = (it - 1) % kStages;
                         if (threadIdx.x % 32 == 0) {
                             if constexpr (P::kCluster == 1) mbar_arrive(empty + 8 * freed);
@@ -547,7 +589,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                         if constexpr (!P::kSpecialized) {
                             // Thread 0 refills the freed stage with k tile kt - 1 + Stages.
                             const int next = kt - 1 + kStages;
-                            if (threadIdx.x == 0 && next < k_tiles) {
+                            if (threadIdx.x == 0 && next < kt1) {
                                 mbar_wait(empty + 8 * freed, ((it - 1) / kStages) & 1);
                                 issue_loads(freed, m0, n0, next);
                             }
@@ -567,11 +609,17 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                             mbar_arrive_cluster(empty + 8 * freed, c);
                 }
             }
+            float* partial = p.k_splits > 1 ? p.partial + int64_t(u / num_tiles) * p.m * p.n : nullptr;
             if constexpr (kParts == 2) {
                 if (tile_unsafe<P>(p, m0, n0)) {
-                    store_tile_fma<P>(p, m0, n0, wg);
+                    store_tile_fma<P>(p, m0, n0, wg, int64_t(kt0) * kTK,
+                                      min(p.k, int64_t(kt1) * kTK), partial);
                     continue;
                 }
+            }
+            if (partial) {
+                store_tile<P>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
+                continue;
             }
             if constexpr (P::kStoreTma && sizeof(TOut) == 2) {
                 if (p.tma_store) {
@@ -579,7 +627,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                     continue;
                 }
             }
-            store_tile<P>(p, acc, m0, n0, wg);
+            store_tile<P>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0, n0, wg);
         }
         if constexpr (P::kStoreTma && sizeof(TOut) == 2)
             if (threadIdx.x % 128 == 0) bulk_wait<0>(); // the last stores have read their buffer
@@ -637,16 +685,36 @@ bool feedable(const HalfArgs<TIn, TOut>& g) {
 /// Default MN-major descriptor strides: LBO = the next 64 m/n (a panel), SBO = the next 8 k.
 inline constexpr uint32_t kMnLbo = 64 * 128, kMnSbo = 1024;
 
+/// The slices split-K really makes of k for plan P when asked for `splits` (fewer when k is
+/// short: every slice gets at least kMinSplitK and whole k tiles, none is empty).
+template <class P, class TIn>
+int split_count(int64_t k, int splits, int& k_tiles_per_split) {
+    const int64_t k_tiles = ceil_div(k, int64_t(kTileK<TIn>));
+    const int64_t min_tiles = ceil_div(kMinSplitK, int64_t(kTileK<TIn>));
+    int64_t per = ceil_div(k_tiles, int64_t(splits > 1 ? splits : 1));
+    if (per < min_tiles) per = min_tiles;
+    k_tiles_per_split = int(per);
+    return int(ceil_div(k_tiles, per));
+}
+
 /// Launches plan P's kernel for op flags TA, TB on maps and parameters the caller prepared
-/// (everything but the tile counts, set here).
+/// (everything but the tile counts and the split, set here). splits > 1 (TMA plans): split-K,
+/// the slices' FP32 partials in a workspace, then splitk_reduce_kernel applies alpha and beta.
 template <class P, class TIn, class TOut, bool TA, bool TB>
 void launch_kernel(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
-                   Params<TIn, TOut> p, cudaStream_t stream) {
+                   Params<TIn, TOut> p, cudaStream_t stream, int splits = 1) {
     using S = Smem<P, TIn, TA, TB>;
     constexpr auto kernel = &wgmma_gemm_kernel<P, TIn, TOut, TA, TB>;
     p.tiles_m = int(ceil_div(p.m, P::BM));
     p.tiles_n = int(ceil_div(ceil_div(p.n, P::BN), P::kCluster) * P::kCluster);
-    const int64_t tiles = int64_t(p.tiles_m) * p.tiles_n;
+    p.k_splits = split_count<P, TIn>(p.k, splits, p.k_tiles_per_split);
+    // The partials: one m x n FP32 buffer per slice. Without workspace, no split.
+    const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
+    Workspace ws(p.k_splits > 1 ? partial_bytes : 0, stream);
+    if (p.k_splits > 1 && !ws.data()) p.k_splits = split_count<P, TIn>(p.k, 1, p.k_tiles_per_split);
+    p.partial = static_cast<float*>(ws.data());
+    if (p.k_splits > 1) p.tma_store = false;
+    const int64_t tiles = int64_t(p.tiles_m) * p.tiles_n * p.k_splits;
     tile::set_max_dynamic_smem<kernel>(S::kBytes);
     int grid = int(tiles);
     if constexpr (P::kPersistent) {
@@ -666,12 +734,21 @@ void launch_kernel(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUt
     cfg.attrs = attr;
     cfg.numAttrs = P::kCluster > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
+    if (p.k_splits > 1) {
+        const int64_t total = p.m * p.n;
+        const int64_t cap = int64_t(current_device_caps().sm_count) * 8;
+        const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(total, int64_t(256)), cap));
+        splitk_reduce_kernel<TOut><<<blocks, 256, 0, stream>>>(p.partial, p.k_splits, p.m, p.n,
+                                                               p.alpha, p.beta, p.C, p.ldc);
+        GEMMLAB_CHECK_LAUNCH();
+    }
 }
 
-/// Launches plan P on the 16-bit problem (which must be feedable).
+/// Launches plan P on the 16-bit problem (which must be feedable), k cut into `splits` slices
+/// (split-K, TMA plans) when more than 1.
 template <class P, class TIn, class TOut>
 void launch_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, uint32_t mn_lbo = kMnLbo,
-                 uint32_t mn_sbo = kMnSbo) {
+                 uint32_t mn_sbo = kMnSbo, int splits = 1) {
     Params<TIn, TOut> p{};
     p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
     p.A = g.A, p.lda = g.lda, p.B = g.B, p.ldb = g.ldb, p.C = g.C, p.ldc = g.ldc;
@@ -694,7 +771,8 @@ void launch_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, uint32_t mn_
             p.tma_store = g.beta == 0.0f && operand_feedable(g.C, g.ldc) && g.m % 8 == 0;
             if (p.tma_store) map_c = make_operand_map(g.C, g.m, g.n, g.ldc, P::kStoreCols);
         }
-        launch_kernel<P, TIn, TOut, TA, TB>(map_a, map_b, map_c, p, stream);
+        launch_kernel<P, TIn, TOut, TA, TB>(map_a, map_b, map_c, p, stream,
+                                            P::kFeed == Feed::Tma ? splits : 1);
     };
     if (!g.trans_a && !g.trans_b) go.template operator()<false, false>();
     else if (!g.trans_a && g.trans_b) go.template operator()<false, true>();
@@ -703,10 +781,11 @@ void launch_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, uint32_t mn_
 }
 
 /// A rung's launcher: plan P where TMA and 16-byte copies can read both operands (16-byte-aligned
-/// base and columns); anything else takes rung 19's kernel, which handles any alignment.
+/// base and columns), k cut into `splits` slices; anything else takes rung 19's kernel, which
+/// handles any alignment.
 template <class P, class TIn, class TOut>
-void launch_or_fallback(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    if (feedable(g)) launch_plan<P>(g, stream);
+void launch_or_fallback(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1) {
+    if (feedable(g)) launch_plan<P>(g, stream, kMnLbo, kMnSbo, splits);
     else launch_mma_sync_f16(g, stream);
 }
 

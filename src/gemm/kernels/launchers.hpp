@@ -40,6 +40,27 @@ template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
 
+// Split-K forms for auto (k cut into `splits` slices, partial sums reduced in a fixed order;
+// hopper_gemm.cuh), in rungs 24, 25 and 26's files.
+
+/// Split-K never cuts k finer than this (elements): each slice then keeps the error analysis of
+/// docs/precision.md ("Split-K") and enough k tiles to fill the pipeline.
+inline constexpr int64_t kMinSplitK = 256;
+
+template <class TIn, class TOut>
+void launch_persistent_split(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
+void launch_wgmma_tf32_split(const GemmArgs<float>&, cudaStream_t, int splits);
+void launch_wgmma_tf32x3_split(const GemmArgs<float>&, cudaStream_t, int splits);
+
+/// Explicit instantiations of a half-precision split-K launcher for the four (TIn, TOut) pairs.
+#define GEMMLAB_INSTANTIATE_HALF_SPLIT(launcher)                                                   \
+    template void launcher<__nv_bfloat16, __nv_bfloat16>(                                          \
+        const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t, int);                         \
+    template void launcher<__nv_bfloat16, float>(const HalfArgs<__nv_bfloat16, float>&,            \
+                                                 cudaStream_t, int);                               \
+    template void launcher<__half, __half>(const HalfArgs<__half, __half>&, cudaStream_t, int);    \
+    template void launcher<__half, float>(const HalfArgs<__half, float>&, cudaStream_t, int);
+
 /// Explicit instantiations of a half-precision launcher for the four (TIn, TOut) pairs.
 #define GEMMLAB_INSTANTIATE_HALF(launcher)                                                         \
     template void launcher<__nv_bfloat16, __nv_bfloat16>(                                          \

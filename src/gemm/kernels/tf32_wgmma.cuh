@@ -112,10 +112,10 @@ void pack_operand(const float* X, int64_t ld, bool k_major, int64_t rows, int64_
 }
 
 /// Runs plan P on float operands in TF32 (TIn = Tf32) or 3xTF32 (TIn = Tf32x3): pack, then the
-/// wgmma kernel. Returns false, having enqueued nothing, when the problem does not fit TMA's
+/// wgmma kernel (k in `splits` slices: split-K). Returns false, having enqueued nothing, when the problem does not fit TMA's
 /// coordinates or the workspace is not available; the caller then takes another rung.
 template <class P, class TIn>
-bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream) {
+bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1) {
     constexpr int kParts = Input<TIn>::kParts;
     constexpr int64_t kCoordLimit = int64_t(1) << 31; // TMA coordinates are int32
     if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
@@ -148,7 +148,8 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream) {
     // part's, read only into tile rows the epilogue never stores; beyond the array, zeros.
     const CUtensorMap map_a = make_operand_map(a_packed, g.k, kParts * g.m, layout.ldp, P::BM);
     const CUtensorMap map_b = make_operand_map(b_packed, g.k, kParts * g.n, layout.ldp, P::BN);
-    launch_kernel<P, TIn, float, /*TA=*/true, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p, stream);
+    launch_kernel<P, TIn, float, /*TA=*/true, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p, stream,
+                                                            splits);
     return true; // ws is freed on the stream after the kernel
 }
 
