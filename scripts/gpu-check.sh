@@ -6,8 +6,8 @@
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
-#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed sweep overhead probe
-#         tensor-evidence hopper-evidence python blas presets evidence
+#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched sweep
+#         overhead probe tensor-evidence hopper-evidence python blas presets evidence
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
 #    overhead probe tensor-evidence python blas).
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
@@ -15,7 +15,8 @@
 #   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
 #   bench-large: the fast rungs at 8192^3, f32 and f64.
 #   bench-tf32: float at 4096/8192 with --precision tf32 (cuBLAS runs FAST_TF32) beside the
-#   default-precision rungs. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
+#   default-precision rungs. bench-batched: `bench --preset batched` (auto against cuBLAS strided
+#   batched) with geomeans. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
 #   and f32, auto against cuBLAS, with the geometric mean. sweep: every tile configuration of
 #   rungs 13-17 (gemmlab_tile_sweep), where auto's rates come from. tensor-evidence: ncu
 #   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
@@ -157,6 +158,14 @@ for step in "${steps[@]}"; do
           --shapes $MIXED_SHAPES --json $out/bench-mixed.json \
         && python3 scripts/geomean.py $out/bench-mixed.json"
       summary_lines+=("bench-mixed: $(grep -E '^geomean' "$out/bench-mixed.log" | tr '\n' ';')")
+      ;;
+    bench-batched)
+      # Strided batched GEMM (attention-like and many small squares) in every type, auto beside
+      # cuBLAS's strided batched form, with the geometric mean per type.
+      run_step bench-batched "$out/bench-batched.log" bash -c "\
+        $gemmlab bench --preset batched --json $out/bench-batched.json \
+        && python3 scripts/geomean.py $out/bench-batched.json"
+      summary_lines+=("bench-batched: $(grep -E '^geomean' "$out/bench-batched.log" | tr '\n' ';')")
       ;;
     sweep)
       run_step sweep "$out/sweep.log" "$build/gemmlab_tile_sweep" --sizes 4096,8192 --reps 5
