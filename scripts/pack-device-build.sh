@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Packs a build made here for the GPU machine: the build tree without object files and static
-# archives (which only an incremental rebuild needs), with host symbols stripped from the
-# executables, into build/carry, small enough to travel with the working tree. On the GPU
+# Packs a build made here for the GPU machine: the build tree without object files, static
+# archives (which only an incremental rebuild needs) and CMake's compiler-identification scratch,
+# with host symbols stripped from the executables, into build/carry, small enough to travel with the working tree. On the GPU
 # machine: `rm -rf build/device && mv build/carry build/device`, then scripts/gpu-check.sh.
 #   scripts/pack-device-build.sh [BUILD_DIR]   (default build/device)
 set -euo pipefail
@@ -10,7 +10,7 @@ build=${1:-build/device}
 rm -rf build/carry
 mkdir -p build/carry
 tar -C "$build" --exclude='*.o' --exclude='*.a' --exclude='consumer_work' --exclude='*.ninja_deps' \
-    --exclude='.ninja_log' -cf - . | tar -C build/carry -xf -
+    --exclude='.ninja_log' --exclude='CompilerId*' -cf - . | tar -C build/carry -xf -
 find build/carry -type f -perm -u+x ! -name '*.so*' ! -name '*.sh' ! -name '*.py' \
     -exec sh -c 'file "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \;
 du -sh build/carry
