@@ -237,19 +237,24 @@ TEST(HalfRungs, Fp16OutputOverflowsToInfWhereRoundingSays) {
 }
 
 // A rung that needs sm_90a says so on any other GPU (a Status, not a crash or a wrong result),
-// and auto still runs there.
+// and auto still runs there. Each rung is called with a type it implements (BF16 in and f32
+// out for the half rungs, f32 for the TF32 ones), so that only the device can refuse it.
 TEST(HalfRungs, Sm90aRungsReturnUnsupportedDeviceElsewhere) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
     const bool hopper = dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a();
     DeviceBuffer<__nv_bfloat16> A(64), B(64);
-    DeviceBuffer<float> C(64);
+    DeviceBuffer<float> A32(64), B32(64), C(64);
     for (const auto& k : gpu_kernels()) {
         if (!k.needs_sm90a) continue;
         GemmOptions o;
         o.kernel = std::string(k.name);
-        const Status s = gemm(Layout::RowMajor, Op::N, Op::N, 8, 8, 8, 1.f, A.get(), 8, B.get(), 8, 0.f,
-                              C.get(), 8, o);
+        const bool half = k.supports(DataType::BF16);
+        ASSERT_TRUE(half || k.supports(DataType::F32)) << k.name;
+        const Status s = half ? gemm(Layout::RowMajor, Op::N, Op::N, 8, 8, 8, 1.f, A.get(), 8, B.get(),
+                                     8, 0.f, C.get(), 8, o)
+                              : gemm(Layout::RowMajor, Op::N, Op::N, 8, 8, 8, 1.f, A32.get(), 8,
+                                     B32.get(), 8, 0.f, C.get(), 8, o);
         if (hopper) {
             EXPECT_EQ(s, Status::Success) << k.name << ": " << last_error();
         } else {
