@@ -435,11 +435,12 @@ TEST(Registry, HalfPrecisionRungsAndTheirArchitecture) {
     bool portable_half = false; // auto needs a half rung that runs on any GPU
     for (const auto& k : gemmlab::gpu_kernels()) {
         EXPECT_NE(k.types.bits, 0u) << k.name;
-        // A half rung has both half types (and, with them, both C types); none mixes in float.
+        // A half rung has both half types (and, with them, both C types), and float and double
+        // both (a rung of every type: cuBLAS, 27 small) or neither.
         const bool bf16 = k.supports(DataType::BF16), f16 = k.supports(DataType::F16);
         EXPECT_EQ(bf16, f16) << k.name;
+        if (bf16) EXPECT_EQ(k.supports(DataType::F32), k.supports(DataType::F64)) << k.name;
         if (bf16 && k.engine != gemmlab::Engine::Library) {
-            EXPECT_FALSE(k.supports(DataType::F32)) << k.name;
             EXPECT_EQ(k.precision, gemmlab::Precision::Default) << k.name;
             portable_half |= !k.needs_sm90a;
         }
@@ -715,10 +716,10 @@ TYPED_TEST(HalfValidation, StridedBatchedRules) {
 }
 
 TEST(Registry, NativelyBatchedRungs) {
-    // cuBLAS (strided batched calls) and the kernel families auto uses loop over gridDim.z;
-    // every other rung is run once per batch by the API.
+    // cuBLAS (strided batched calls) and the kernel families auto uses loop over gridDim.z
+    // (rung 27 over work items of all batches); every other rung is run once per batch by the API.
     const std::set<std::string_view> native = {"cublas", "warp_tile", "async_pipeline", "dmma", "tf32",
-                                               "tf32x3", "half_simt", "mma_sync_f16"};
+                                               "tf32x3", "half_simt", "mma_sync_f16", "small"};
     for (const auto& k : gemmlab::gpu_kernels())
         EXPECT_EQ(k.native_batch, native.count(k.name) == 1) << k.name;
     for (const auto& k : gemmlab::cpu_kernels()) EXPECT_FALSE(k.native_batch) << k.name;

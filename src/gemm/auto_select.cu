@@ -39,6 +39,7 @@
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
 //   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
 //   makes those rungs lose where m and n are small and k large.
+// Before any of this, C of at most 32 x 32 with k <= 128 goes to rung 27 (kTinyMN below).
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
 // the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
@@ -262,7 +263,20 @@ void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
 
 } // namespace
 
+/// C that one warp tile of rung 27 holds (32 x 32), over a short k: such a product is all
+/// latency, and rung 27 gives it one warp (a batch of them shares blocks) where every tile
+/// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
+/// to the model: one warp's k loop would then be the whole call's latency.
+constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128;
+
 void launch_auto(const Problem& p, cudaStream_t stream) {
+    if (p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK) {
+        launch_every_type<&launch_small<float>, &launch_small<double>,
+                          &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
+                          &launch_small_half<__nv_bfloat16, float>, &launch_small_half<__half, __half>,
+                          &launch_small_half<__half, float>>(p, stream);
+        return;
+    }
     if (p.type == DataType::BF16 || p.type == DataType::F16) {
         launch_half<&auto_half<__nv_bfloat16, __nv_bfloat16>, &auto_half<__nv_bfloat16, float>,
                     &auto_half<__half, __half>, &auto_half<__half, float>>(p, stream);

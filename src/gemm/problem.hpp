@@ -171,6 +171,16 @@ void launch_half(const Problem& p, cudaStream_t stream) {
     }
 }
 
+/// Adapts a rung with launchers for every type (float, double and the four half pairs, as
+/// launch_typed and launch_half) to RungLauncher.
+template <Launcher<float> F32, Launcher<double> F64, HalfLauncher<__nv_bfloat16, __nv_bfloat16> L1,
+          HalfLauncher<__nv_bfloat16, float> L2, HalfLauncher<__half, __half> L3,
+          HalfLauncher<__half, float> L4>
+void launch_every_type(const Problem& p, cudaStream_t stream) {
+    if (p.type == DataType::BF16 || p.type == DataType::F16) return launch_half<L1, L2, L3, L4>(p, stream);
+    launch_typed<F32, F64>(p, stream);
+}
+
 /// A TypeSet from a list of types.
 constexpr TypeSet type_set(std::initializer_list<DataType> types) {
     TypeSet t;

@@ -52,12 +52,14 @@ namespace {
     GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, Engine::TensorCores, needs_sm90a,         \
                          native_batch)
 
+constexpr TypeSet kAllTypes = type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16});
+
 const Rung kRungs[] = {
     Rung{KernelInfo{0, "cublas",
                     "cuBLAS SGEMM/DGEMM: true FP32/FP64 math, or TF32 when the call's precision "
                     "allows it (CUBLAS_COMPUTE_32F_FAST_TF32); BF16/FP16 by cublasGemmEx with "
                     "FP32 compute: the yardstick",
-                    "-", type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16}),
+                    "-", kAllTypes,
                     Precision::Default, Engine::Library, Device::Gpu, false, 0,
                     /*native_batch=*/true},
          &launch_cublas},
@@ -169,6 +171,17 @@ const Rung kRungs[] = {
                        "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
                        "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
                        nullptr, true, 0, false),
+    // rung 27: tiny products, many to a block
+    Rung{KernelInfo{27, "small",
+                    "many small products: one warp per 32x32 tile of C, 4x8 FMA outputs per "
+                    "lane from warp-private shared slices, tiles of different batches in one "
+                    "block, no block barrier; every type",
+                    "batched tiny GEMM", kAllTypes, Precision::Default, Engine::CudaCores,
+                    Device::Gpu, false, 0, /*native_batch=*/true},
+         &launch_every_type<&launch_small<float>, &launch_small<double>,
+                            &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
+                            &launch_small_half<__nv_bfloat16, float>,
+                            &launch_small_half<__half, __half>, &launch_small_half<__half, float>>},
 };
 
 #undef GEMMLAB_HALF_RUNG

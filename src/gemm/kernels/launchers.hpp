@@ -40,6 +40,12 @@ template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
 
+// Rung 27 (27_small.cu): every type, float and double through launch_small, the four half pairs
+// through launch_small_half. One warp computes a kSmallTile x kSmallTile tile of C.
+inline constexpr int64_t kSmallTile = 32;
+template <class T> void launch_small(const GemmArgs<T>&, cudaStream_t);                              // 27
+template <class TIn, class TOut> void launch_small_half(const HalfArgs<TIn, TOut>&, cudaStream_t);    // 27
+
 // Split-K forms for auto (k cut into `splits` slices, partial sums reduced in a fixed order;
 // hopper_gemm.cuh), in rungs 24, 25 and 26's files.
 
