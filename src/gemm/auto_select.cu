@@ -1,7 +1,6 @@
 // `auto`: picks a rung and a tile configuration by precision, then by shape, among those the
-// device can run (Hopper-only code only on sm_90a): from a tune table where one holds the call
-// (gemm/tune_table.hpp; launch_auto has none yet), else from a model whose inputs are the
-// device's own.
+// device can run (Hopper-only code only on sm_90a): from the tune cache where `gemmlab tune` has
+// measured this GPU (gemm/tune_cache.hpp), else from a model whose inputs are the device's own.
 //
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
@@ -17,7 +16,7 @@
 // (predicated edge tiles, scalar fallback when a pointer or leading dimension does not allow
 // 16-byte accesses), so the choice is about speed only.
 //
-// The tune table, when it has an entry for the call's type key and shape class
+// The tune table, when the cache has an entry for the call's type key and shape class
 // (tune_table.hpp) and the call is one batch: that candidate and its k slices, if the call
 // admits it and the device runs it (else the model), with the slices halved until each has
 // kMinSplitK of k.
@@ -77,6 +76,7 @@
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
+#include "gemm/tune_cache.hpp"
 
 namespace gemmlab::detail {
 namespace {
@@ -517,7 +517,7 @@ AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable
 AutoChoice current_auto_choice(const Problem& p) {
     int device = 0;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-    return auto_choice(p, device_caps(device), nullptr); // no tune cache yet
+    return auto_choice(p, device_caps(device), device_tune_table(device));
 }
 
 std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_t k,
@@ -577,7 +577,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     int device = 0;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
     const DeviceCaps caps = device_caps(device); // cached per device
-    const TuneTable* table = nullptr; // no tune cache yet
+    const TuneTable* table = device_tune_table(device); // loaded once per device
     with_groups(type_key(p), [&](auto groups) {
         choose(groups, p, caps, table).launch(Typed<ArgsOf<decltype(groups)>>::of(p), stream);
     });
