@@ -6,7 +6,7 @@ BUILD_DIR := build/$(PRESET)
 GEMMLAB := $(BUILD_DIR)/gemmlab
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all deps configure build test bench verify probe overhead list clean
+.PHONY: all deps configure build test bench verify probe overhead tune list clean
 
 all: build
 
@@ -37,6 +37,10 @@ probe: build
 
 overhead: build
 	$(GEMMLAB) overhead $(ARGS)
+
+# Measures auto's candidates on this GPU and writes the tune cache auto reads.
+tune: build
+	$(GEMMLAB) tune $(ARGS)
 
 list: build
 	@$(GEMMLAB) list

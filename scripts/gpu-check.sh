@@ -7,7 +7,7 @@
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched sweep
-#         overhead probe tensor-evidence hopper-evidence python blas presets evidence
+#         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
 #    overhead probe tensor-evidence python blas).
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
@@ -25,6 +25,10 @@
 #   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-26. *-half: the sanitizers over
 #   verify --quick in the four half types (SANITIZER_HALF_KERNELS picks the rungs).
 #   python / blas: scripts/check-python.sh and scripts/check-blas.sh.
+#   tune: `gemmlab tune` (TUNE_DTYPES, default f32,bf16; TUNE_BUDGET s, default 90) into
+#   OUTDIR/tune.json, then the mixed-shape set in those types, auto beside cuBLAS, once on the
+#   model alone (GEMMLAB_TUNE_CACHE=off) and once with the new cache; the summary line gives
+#   both geometric means.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
@@ -206,6 +210,21 @@ t = json.load(open(sys.argv[1]))["targets"]
 missed = [x[len("target: "):] for x in t if not x.endswith(": met")]
 print(len(t) - len(missed), "of", len(t), "targets met" + ("; missed: " + "; ".join(missed) if missed else ""))' \
         "$out/overhead.json" 2>/dev/null || echo "no JSON written") (tables in $out/overhead.log)")
+      ;;
+    tune)
+      # The tuner, then auto on the mixed-shape set without the cache and with it (the same
+      # shapes in one process each, cuBLAS beside in both runs).
+      tune_dtypes=${TUNE_DTYPES:-f32,bf16}
+      run_step tune "$out/tune.log" bash -c "\
+        $gemmlab tune --dtype $tune_dtypes --budget ${TUNE_BUDGET:-90} --cache $out/tune.json \
+        && for mode in model cached; do \
+             cache=off; [[ \$mode == cached ]] && cache=$out/tune.json; \
+             echo \"== auto on the \$mode (GEMMLAB_TUNE_CACHE=\$cache)\"; \
+             GEMMLAB_TUNE_CACHE=\$cache $gemmlab bench --dtype $tune_dtypes --kernels cublas,auto \
+               --reps 5 --min-time 50 --shapes $MIXED_SHAPES --json $out/tune-\$mode.json || exit 1; \
+             python3 scripts/geomean.py $out/tune-\$mode.json | sed \"s/^/\$mode: /\" || exit 1; \
+           done"
+      summary_lines+=("tune:      $(grep -E '^wrote|^tuned' "$out/tune.log" | tr '\n' ';') $(grep -E '^(model|cached): geomean' "$out/tune.log" | tr '\n' ';')")
       ;;
     probe)
       run_step probe "$out/probe.log" "$gemmlab" probe --json "$out/probe.json"

@@ -19,6 +19,7 @@
 #include "gemmlab/overhead.hpp"
 #include "gemmlab/results.hpp"
 #include "gemmlab/text.hpp"
+#include "gemmlab/tune.hpp"
 
 namespace {
 
@@ -102,7 +103,10 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"overhead --dtype f8", "'f8'"},
                             {"overhead --kernels nosuch", "'nosuch'"}, {"overhead --sizes 12a", "'12a'"},
                             {"overhead --tables both", "'both'"}, {"overhead --calls 0", "1 to 100000"},
-                            {"overhead --sizes 0", "at least 1"}}) {
+                            {"overhead --sizes 0", "at least 1"},
+                            {"tune --dtype f8", "'f8'"}, {"tune --dtype ,", "no type given"},
+                            {"tune --precision half", "'half'"}, {"tune --budget 0", "1 to 86400"},
+                            {"tune --budget soon", "soon"}, {"tune --frobnicate", "frobnicate"}}) {
         const auto out = run_cli(b.args);
         EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
         EXPECT_NE(out.text.find(b.expect), std::string::npos) << b.args << "\n" << out.text;
@@ -122,7 +126,7 @@ TEST(Cli, OutOfRangeNumbersNameTheAllowedRangeInOneShortLine) {
 
 TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     if (gemmlab::visible_device_count() > 0) GTEST_SKIP() << "a GPU is visible";
-    for (const char* args : {"bench", "verify --quick", "probe clock", "overhead"}) {
+    for (const char* args : {"bench", "verify --quick", "probe clock", "overhead", "tune --budget 1"}) {
         const auto out = run_cli(args);
         EXPECT_EQ(out.code, 3) << args << "\n" << out.text;
         EXPECT_NE(out.text.find("no CUDA device"), std::string::npos) << out.text;
@@ -456,6 +460,93 @@ TEST(Tables, ProbeTablesFitInOneHundredColumns) {
     EXPECT_EQ(small.find("(part"), std::string::npos) << small;
     // Headers never run into each other: "spin time (ms)" and "median SM clock" stay apart.
     EXPECT_EQ(small.find("(ms)median"), std::string::npos) << small;
+}
+
+// ------------------------------------------------------------------------------ tune
+
+gemmlab::detail::TuneEntry tune_entry(const char* type, int64_t m, int64_t n, int64_t k, const char* winner,
+                                      int splits, double ns, const char* model, int model_splits,
+                                      double model_ns) {
+    gemmlab::detail::TuneEntry e;
+    e.type = type;
+    e.shape = {m, n, k};
+    e.candidate = winner;
+    e.splits = splits;
+    e.ns = ns;
+    e.model_candidate = model;
+    e.model_splits = model_splits;
+    e.model_ns = model_ns;
+    return e;
+}
+
+// The plan runs the cheapest classes first, every type key at each class, and covers them all.
+TEST(Tune, PlanGoesFromTheCheapestClassAndCoversEverySlot) {
+    using gemmlab::detail::TuneType;
+    const auto plan = gemmlab::cli::tune_plan({TuneType::F32, TuneType::BF16});
+    ASSERT_EQ(plan.size(), size_t(2 * gemmlab::detail::kShapeClassCount));
+    EXPECT_EQ(plan[0].type, TuneType::F32);
+    EXPECT_EQ(plan[1].type, TuneType::BF16);
+    EXPECT_EQ(gemmlab::detail::class_name(plan[0].shape_class), "m64 n64 k64");
+    EXPECT_EQ(gemmlab::detail::class_name(plan.back().shape_class), "m4096 n4096 k16384");
+    double last = 0;
+    for (const auto& slot : plan) {
+        const auto s = gemmlab::detail::representative(slot.shape_class);
+        const double flops = double(s.m) * double(s.n) * double(s.k);
+        EXPECT_GE(flops, last);
+        last = flops;
+    }
+}
+
+// The longest names and classes, a skipped slot, a spent budget: within 100 columns, and the
+// summary per type says how many slots changed.
+TEST(Tune, ReportFitsAndSummarizesEachType) {
+    using namespace gemmlab::cli;
+    TuneReport r;
+    r.planned = 1715;
+    r.elapsed_s = 90.4;
+    r.budget_spent = true;
+    r.skipped = {"skipped f64 col nn 4096x4096x16384 alpha=1 beta=0: needs 2.5 GiB (2684354560 bytes) "
+                 "of GPU memory; 1.0 GiB of 80 GiB free"};
+    r.entries = {tune_entry("f32", 4096, 4096, 16384, "wgmma_tf32x3 128x128x32 s3 persistent", 16, 123456789.0,
+                            "warp_tile 128x256x16", 1, 223456789.0),
+                 tune_entry("bf16-f32", 64, 64, 16384, "persistent 128x256x64 ws", 16, 12.5,
+                            "persistent 128x256x64 ws", 8, 20.0),
+                 tune_entry("f32-tf32", 64, 64, 64, "tf32 64x64x32 w32x32 s4", 1, 5000, "tf32 64x64x32 w32x32 s4", 1, 5000)};
+    std::ostringstream os;
+    print_tune_report(os, r, 90);
+    expect_fits(os.str(), "tune report");
+    EXPECT_NE(os.str().find("tuned 3 of 1715 slots"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("m4096 n4096 k16384"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("1.81x"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("f32-tf32: 1 slots, 0 changed"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("bf16-f32: 1 slots, 1 changed (geomean 1.60x"), std::string::npos) << os.str();
+}
+
+// A cache already at the path keeps its slots that this run did not measure, when it is this
+// device's; a stale one, and entries auto would not use, are not carried over.
+TEST(Tune, MergeKeepsTheOtherSlotsOfTheSameDevice) {
+    using namespace gemmlab::cli;
+    gemmlab::detail::TuneKey key;
+    key.gpu_name = "NVIDIA H100 80GB HBM3";
+    key.sm_count = 132;
+    gemmlab::detail::TuneFile old;
+    old.key = key;
+    old.entries = {tune_entry("f64", 64, 64, 64, "warp_tile 64x64x8", 1, 10, "warp_tile 64x64x8", 1, 10),
+                   tune_entry("f32", 64, 64, 64, "warp_tile 128x64x8", 1, 10, "warp_tile 64x64x8", 1, 11),
+                   tune_entry("f32", 128, 64, 64, "no such candidate", 1, 10, "warp_tile 64x64x8", 1, 11),
+                   tune_entry("f32", 100, 64, 64, "warp_tile 64x64x8", 1, 10, "warp_tile 64x64x8", 1, 11)};
+    const std::vector<gemmlab::detail::TuneEntry> fresh = {
+        tune_entry("f32", 64, 64, 64, "warp_tile 64x64x8", 1, 9, "warp_tile 64x64x8", 1, 9)};
+    const auto merged = merged_tune_file(old, key, fresh, "now");
+    ASSERT_EQ(merged.entries.size(), 2u);
+    EXPECT_EQ(merged.entries[0].type, "f64");
+    EXPECT_EQ(merged.entries[1].ns, 9);
+    EXPECT_EQ(merged.tuned_at, "now");
+
+    gemmlab::detail::TuneKey other = key;
+    other.sm_clock_mhz = 1;
+    EXPECT_EQ(merged_tune_file(old, other, fresh, "now").entries.size(), 1u);
+    EXPECT_EQ(merged_tune_file(std::nullopt, key, fresh, "now").entries.size(), 1u);
 }
 
 } // namespace

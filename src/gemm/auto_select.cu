@@ -1,5 +1,6 @@
-// `auto`: picks a rung and a tile configuration by precision, then by shape, from measured
-// speeds, among those the device can run (Hopper-only code only on sm_90a).
+// `auto`: picks a rung and a tile configuration by precision, then by shape, among those the
+// device can run (Hopper-only code only on sm_90a): from the tune cache where `gemmlab tune` has
+// measured this GPU (gemm/tune_cache.hpp), else from a model whose inputs are the device's own.
 //
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
@@ -7,15 +8,24 @@
 // 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
 // cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
+// Each candidate list carries its Accuracy, and admits() is the one place these rules live: a
+// tuned choice passes through it too, so a cache can never lower a call's precision.
 //
 // Then speed. The candidates are configurations of rungs 13 (warp_tile), 14 (async_pipeline)
-// and 15-17 listed in kernels/tile_configs.hpp and kernels/mma_configs.hpp; every one of them
-// is correct for any m, n, k, op and alignment
+// and 15-26 listed below; every one of them is correct for any m, n, k, op and alignment
 // (predicated edge tiles, scalar fallback when a pointer or leading dimension does not allow
-// 16-byte accesses), so the choice is about speed only. It is a wave-quantisation model whose
-// only per-configuration input is a MEASURED number:
+// 16-byte accesses), so the choice is about speed only.
 //
-//   time(config, s) = blocks on the busiest SM * 2 * tile area * k/s * SMs / (rate * utilisation)
+// The tune table, when the cache has an entry for the call's type key and shape class
+// (tune_table.hpp) and the call is one batch: that candidate and its k slices, if the call
+// admits it and the device runs it (else the model), with the slices halved until each has
+// kMinSplitK of k.
+//
+// Otherwise the model, a wave-quantisation model whose per-configuration input is a MEASURED
+// throughput per SM and clock cycle and whose device inputs are queried (DeviceCaps):
+//
+//   time(config, s) = blocks on the busiest SM * 2 * tile area * k/s
+//                         / (flop_per_sm_cycle * SM clock * utilisation)
 //                     + (pack bytes * (m + n) * k + 8 * s * m * n [s > 1]) / DRAM bandwidth
 //   (both x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K configurations, each
 //   slice's tiles counted as blocks, each slice's FP32 partial written and read back once)
@@ -27,12 +37,17 @@
 //   1024 batches of 64x64 fill the GPU with 64-wide tiles where one 128x128 tile per batch
 //   would compute 4x the useful work. For more than one batch only the candidates that batch
 //   natively compete; the Hopper rungs (20-26) run once per batch and are left out.
-// - rate = the configuration's f32/f64 row-major NN 4096^3 GFLOP/s on an H200 (132 SMs,
-//   .perf/cfg_bench sweep of 2026-11-22, a scratch harness outside the repository, median of 21): the full-chip rate, where every SM
-//   holds as many blocks as fit. Only ratios matter, so another GPU shifts all candidates
-//   together.
+// - flop_per_sm_cycle = the configuration's f32/f64/bf16 row-major NN 4096^3 GFLOP/s, measured
+//   on a 132-SM GPU at 1980 MHz (see per_sm_cycle), divided by 132 x 1.98 GHz: the full-chip
+//   rate where every SM holds as many blocks as fit, per SM and cycle. Times the device's SM
+//   count and peak clock it predicts another GPU of the same architecture; across
+//   architectures it is a guess (other pipes, caches, tensor cores), which is what
+//   `gemmlab tune` replaces with measurements.
 // - utilisation = min(1, resident warps / kSaturatingWarps), resident warps = min(blocks on the
-//   SM, blocks that fit) * warps per block. Measured: 8 warps of 8x16 thread tiles (one
+//   SM, blocks that fit) * warps per block. Blocks that fit: the listed count (ptxas registers
+//   and shared memory on sm_90), fewer where the device's shared memory per SM holds fewer
+//   (resident_blocks); a candidate whose block needs more shared memory than the device lets a
+//   block opt in to is not a candidate there. Measured: 8 warps of 8x16 thread tiles (one
 //   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
 //   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
 //   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
@@ -51,27 +66,96 @@
 // (46.4) where 128x128 tiles fit best, level with the CUDA cores elsewhere. Double: rung 15
 // 128x64x16 s4 (47.1 on the H100, twice rung 13's 23.8), 64x64 where its tiles fill more SMs.
 
+#include "gemm/auto_select.hpp"
+
+#include <algorithm>
 #include <span>
+#include <stdexcept>
 
 #include "common/cuda_check.hpp"
-#include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
+#include "gemm/tune_cache.hpp"
 
 namespace gemmlab::detail {
 namespace {
+
+/// The GPU the rates were measured on: an H100 SXM and an H200 SXM, both 132 SMs with the SM
+/// clock measured at 1980 MHz during the runs (README, "The ladder, measured").
+constexpr int kMeasuredSms = 132;
+constexpr double kMeasuredClockGhz = 1.98;
+
+/// FLOP per SM per clock cycle of a configuration measured at `gflops` on that GPU.
+constexpr double per_sm_cycle(double gflops) { return gflops / (kMeasuredSms * kMeasuredClockGhz); }
+
+// ------------------------------------------------------------------ shared memory per block
+// What one block of each kernel family takes, the largest over its op-flag and alignment
+// variants, from the kernel's own formula (in the file named). The largest, so that a device
+// never gets a candidate whose block cannot launch there; on sm_90 (228 KB per SM) it limits
+// no float or half configuration below its listed blocks per SM (the model's picks there are
+// what they were before shared memory entered it; tests/test_auto_model.cpp pins some).
+
+/// Rung 13 (13_warp_tile.cu, WarpTileKernel): two (BK, BMN + 16 bytes) tiles of each operand.
+constexpr int warp_tile_smem(int bm, int bn, int bk, int elem) {
+    const int pad = 16 / elem;
+    return 2 * bk * (bm + pad + bn + pad) * elem;
+}
+/// Rung 14 (14_async_pipeline.cu, AsyncPipelineKernel): per stage a (BK, BM + 16 bytes) A tile
+/// and a (BN, BK + 16 bytes) B tile.
+constexpr int async_pipeline_smem(int bm, int bn, int bk, int stages, int elem) {
+    const int pad = 16 / elem;
+    return stages * (bk * (bm + pad) + bn * (bk + pad)) * elem;
+}
+/// Rungs 15-17 (mma_tile.cuh, MmaKernel): per stage each operand (BMN, BK + 4) or
+/// (BK, BMN + 32 bytes), whichever its op flag gives.
+constexpr int mma_operand_elems(int bmn, int bk, int elem) {
+    return std::max(bmn * (bk + 4), bk * (bmn + 32 / elem));
+}
+constexpr int mma_tile_smem(int bm, int bn, int bk, int stages, int elem) {
+    return stages * (mma_operand_elems(bm, bk, elem) + mma_operand_elems(bn, bk, elem)) * elem;
+}
+/// Rung 18 (18_half_simt.cu): static float (BK, BMN + 1) tiles.
+constexpr int half_simt_smem(int bm, int bn, int bk) { return bk * (bm + 1 + bn + 1) * 4; }
+/// Rung 19 (19_mma_sync_f16.cu, Plan): unpadded swizzled 16-bit tiles per stage.
+constexpr int mma_sync_f16_smem(int bm, int bn, int bk, int stages) {
+    return stages * (bm + bn) * bk * 2;
+}
+/// Rungs 20-26 (hopper_gemm.cuh, Smem): per stage and part 128 bytes of k for each of the
+/// BM + BN rows, C's staging buffer in the persistent plans (16 KB per consumer warpgroup), two
+/// barriers per stage and 1 KB of alignment.
+constexpr int hopper_smem(int bm, int bn, int stages, int parts, bool persistent) {
+    const int c_staging = persistent ? bm / 64 * 16384 : 0;
+    return stages * parts * (bm + bn) * 128 + c_staging + 16 * stages + 1024;
+}
+
+/// Which calls may run a candidate (the precision rules of the header).
+enum class Accuracy : uint8_t {
+    Exact,  ///< the input type's own arithmetic: any call
+    Tf32x3, ///< FP32-accurate from k >= kTf32x3MinK; any k where TF32 is allowed
+    Tf32,   ///< TF32: only under Precision::Tf32
+};
+
+constexpr bool admits(Accuracy a, Precision precision, int64_t k) {
+    switch (a) {
+    case Accuracy::Exact: return true;
+    case Accuracy::Tf32x3: return precision == Precision::Tf32 || k >= mma::kTf32x3MinK;
+    case Accuracy::Tf32: return precision == Precision::Tf32;
+    }
+    return false;
+}
 
 /// One configuration auto may run, for the typed arguments Args (GemmArgs<T> or
 /// HalfArgs<TIn, TOut>).
 template <class Args>
 struct CandidateFor {
-    const char* name;  // rung and configuration, for debugging
+    const char* name;  // rung and configuration: what the tune cache stores
     int bm, bn;        // block tile
     int warps;         // warps per block
-    int blocks_per_sm; // resident blocks per SM (ptxas registers / shared memory)
-    double rate;       // measured 4096^3 NN GFLOP/s (see the header)
+    int blocks_per_sm; // resident blocks per SM on sm_90 (ptxas registers / shared memory)
+    double flop_per_sm_cycle; // measured throughput (see per_sm_cycle and the header)
+    int smem_bytes;    // shared memory per block, the largest variant (see warp_tile_smem, ...)
     void (*launch)(const Args&, cudaStream_t);
     /// Hopper-only code (KernelInfo::needs_sm90a): skipped unless the device runs sm_90a.
     bool needs_sm90a = false;
@@ -87,7 +171,7 @@ struct CandidateFor {
     /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
     bool native_batch = true;
     /// The same configuration with k cut into slices (split-K), or nullptr: the model then
-    /// also weighs 2, 4, 8 and 16 slices of at least hopper::kMinSplitK.
+    /// also weighs 2, 4, 8 and 16 slices of at least kMinSplitK.
     void (*launch_split)(const Args&, cudaStream_t, int splits) = nullptr;
 };
 
@@ -100,22 +184,32 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 // Resident blocks per SM from the ptxas register counts on sm_90a (65536 registers per SM):
 // float 128x256x16 ~245 regs x 256 threads -> 1; 128x128x8 128 x 256 -> 2; 128x64x8 128 x 128
 // -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
-// 64x64x8 128 x 128 -> 4.
+// 64x64x8 128 x 128 -> 4. Rates: 4096^3 row-major NN GFLOP/s on an H200 (.perf/cfg_bench
+// sweep of 2026-11-22, a scratch harness outside the repository, median of 21).
 const Candidate<float> kFloatCudaCores[] = {
-    {"warp_tile 128x256x16", 128, 256, 8, 1, 47100, &launch_warp_tile_cfg<Cfg128x256x16, float>},
-    {"warp_tile 128x128x8", 128, 128, 8, 2, 41000, &launch_warp_tile_cfg<Cfg128x128x8, float>},
-    {"warp_tile 128x64x8", 128, 64, 4, 4, 40900, &launch_warp_tile_cfg<Cfg128x64x8, float>},
-    {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, 37600,
+    {"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100), warp_tile_smem(128, 256, 16, 4),
+     &launch_warp_tile_cfg<Cfg128x256x16, float>},
+    {"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000), warp_tile_smem(128, 128, 8, 4),
+     &launch_warp_tile_cfg<Cfg128x128x8, float>},
+    {"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900), warp_tile_smem(128, 64, 8, 4),
+     &launch_warp_tile_cfg<Cfg128x64x8, float>},
+    {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
+     async_pipeline_smem(64, 64, 8, 4, 4),
      &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
-    {"warp_tile 64x64x8", 64, 64, 4, 5, 37500, &launch_warp_tile_cfg<Cfg64x64x8, float>},
+    {"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500), warp_tile_smem(64, 64, 8, 4),
+     &launch_warp_tile_cfg<Cfg64x64x8, float>},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
-    {"warp_tile 128x64x8", 128, 64, 4, 2, 23800, &launch_warp_tile_cfg<Cfg128x64x8, double>},
-    {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, 23800,
+    {"warp_tile 128x64x8", 128, 64, 4, 2, per_sm_cycle(23800), warp_tile_smem(128, 64, 8, 8),
+     &launch_warp_tile_cfg<Cfg128x64x8, double>},
+    {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, per_sm_cycle(23800),
+     async_pipeline_smem(128, 64, 16, 3, 8),
      &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
-    {"warp_tile 128x128x16", 128, 128, 8, 1, 23500, &launch_warp_tile_cfg<Cfg128x128x16, double>},
-    {"warp_tile 64x64x8", 64, 64, 4, 4, 21100, &launch_warp_tile_cfg<Cfg64x64x8, double>},
+    {"warp_tile 128x128x16", 128, 128, 8, 1, per_sm_cycle(23500), warp_tile_smem(128, 128, 16, 8),
+     &launch_warp_tile_cfg<Cfg128x128x16, double>},
+    {"warp_tile 64x64x8", 64, 64, 4, 4, per_sm_cycle(21100), warp_tile_smem(64, 64, 8, 8),
+     &launch_warp_tile_cfg<Cfg64x64x8, double>},
 };
 
 // ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
@@ -125,66 +219,159 @@ const Candidate<double> kDoubleCudaCores[] = {
 // sweep step) gives each within 8% of these (all but one within 3%) and the same order.
 // Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
 
-
 const Candidate<double> kDoubleDmma[] = {
-    {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, 44600,
-     &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, false, 90},
-    {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, 47100,
-     &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>, false, 90},
-    {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, 43000,
-     &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, false, 90},
+    {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
+     mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
+     false, 90},
+    // 2 blocks per SM measured in NN, where its shared memory (108 KB) lets two fit; its largest
+    // variant (120 KB, both operands k-contiguous) holds one, which still saturates FP64.
+    {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, per_sm_cycle(47100),
+     mma_tile_smem(128, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>,
+     false, 90},
+    {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
+     mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
+     false, 90},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
-    {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, 46400,
-     &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
-    {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, 39500,
-     &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
 const Candidate<float> kFloatTf32[] = {
-    {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, 144500,
-     &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
-    {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, 116000,
-     &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
-    {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, 82500,
-     &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, per_sm_cycle(144500),
+     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
+    {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(116000),
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(82500),
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
 // Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
 // nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100,
-// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s).
+// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s). 3xTF32 packs two parts (big and small).
 const Candidate<float> kFloatWgmmaTf32x3[] = {
-    {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, 118900,
-     &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12, /*native_batch=*/false,
-     &launch_wgmma_tf32x3_split},
+    {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, per_sm_cycle(118900),
+     hopper_smem(128, 128, 3, 2, true), &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12,
+     /*native_batch=*/false, &launch_wgmma_tf32x3_split},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
-    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, 307900, &launch_wgmma_tf32<float>,
-     true, 0, /*pack_bytes=*/8, /*native_batch=*/false, &launch_wgmma_tf32_split},
+    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, per_sm_cycle(307900),
+     hopper_smem(128, 256, 4, 1, true), &launch_wgmma_tf32<float>, true, 0, /*pack_bytes=*/8,
+     /*native_batch=*/false, &launch_wgmma_tf32_split},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
 // Every half-precision configuration auto may run, for A/B in TIn and C in TOut. To add a rung:
 // list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
-// pick() then chooses by the same model, skipping what the device cannot run. The last entry
-// must run everywhere: it is what a GPU without tensor cores for 16-bit types gets.
+// the model then weighs it, skipping what the device cannot run. The last entry must run
+// everywhere: it is what a GPU without tensor cores for 16-bit types gets.
 // Rates: bf16 4096^3 row-major nn GFLOP/s on the H100 (`gemmlab bench --dtype bf16`,
 // 2026-11-23, the bench-half step of scripts/gpu-check.sh; docs/ladder.md has the rows). The wgmma rungs fall
 // back to rung 19's kernel by themselves where TMA cannot read an operand (unaligned).
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, 677000, &launch_persistent<TIn, TOut>, true,
-         0, 0, false, &launch_persistent_split<TIn, TOut>},
-        {"tma 128x128x64", 128, 128, 8, 1, 516000, &launch_tma<TIn, TOut>, true, 0, 0, false},
-        {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, 339000, &launch_mma_sync_f16<TIn, TOut>, false},
-        {"half_simt 64x64x16", 64, 64, 8, 4, 17100, &launch_half_simt<TIn, TOut>, false},
+        {"persistent 128x256x64 ws", 128, 256, 12, 1, per_sm_cycle(677000),
+         hopper_smem(128, 256, 4, 1, true), &launch_persistent<TIn, TOut>, true, 0, 0, false,
+         &launch_persistent_split<TIn, TOut>},
+        {"tma 128x128x64", 128, 128, 8, 1, per_sm_cycle(516000), hopper_smem(128, 128, 4, 1, false),
+         &launch_tma<TIn, TOut>, true, 0, 0, false},
+        {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, per_sm_cycle(339000),
+         mma_sync_f16_smem(128, 128, 32, 4), &launch_mma_sync_f16<TIn, TOut>, false},
+        {"half_simt 64x64x16", 64, 64, 8, 4, per_sm_cycle(17100), half_simt_smem(64, 64, 16),
+         &launch_half_simt<TIn, TOut>, false},
     };
     return list;
 }
+
+// ------------------------------------------------------------------ each type key's candidates
+
+/// One list of candidates and which calls may run them.
+template <class Args_>
+struct CandidateGroup {
+    using Args = Args_;
+    std::span<const CandidateFor<Args>> list;
+    Accuracy accuracy;
+};
+
+/// Every float candidate, in the order the model weighs them (ties go to the earlier one). A
+/// candidate's index in this order, across the groups, is what the tune table stores.
+using FloatGroup = CandidateGroup<GemmArgs<float>>;
+const FloatGroup kFloatGroups[] = {
+    {kFloatWgmmaTf32, Accuracy::Tf32},     {kFloatTf32, Accuracy::Tf32},
+    {kFloatWgmmaTf32x3, Accuracy::Tf32x3}, {kFloatTf32x3, Accuracy::Tf32x3},
+    {kFloatCudaCores, Accuracy::Exact},
+};
+
+/// DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
+using DoubleGroup = CandidateGroup<GemmArgs<double>>;
+const DoubleGroup kDoubleGroups[] = {
+    {kDoubleDmma, Accuracy::Exact},
+    {kDoubleCudaCores, Accuracy::Exact},
+};
+
+template <class TIn, class TOut>
+std::span<const CandidateGroup<HalfArgs<TIn, TOut>>> half_groups() {
+    static const CandidateGroup<HalfArgs<TIn, TOut>> groups[] = {
+        {half_candidates<TIn, TOut>(), Accuracy::Exact}};
+    return groups;
+}
+
+/// Calls f(groups) with the candidate groups of `type` (a span of CandidateGroup<Args> for the
+/// type's Args); every branch must return the same type.
+template <class F>
+decltype(auto) with_groups(TuneType type, F&& f) {
+    switch (type) {
+    case TuneType::F32:
+    case TuneType::F32Tf32: return f(std::span<const FloatGroup>(kFloatGroups));
+    case TuneType::F64: return f(std::span<const DoubleGroup>(kDoubleGroups));
+    case TuneType::BF16: return f(half_groups<__nv_bfloat16, __nv_bfloat16>());
+    case TuneType::BF16F32: return f(half_groups<__nv_bfloat16, float>());
+    case TuneType::F16: return f(half_groups<__half, __half>());
+    case TuneType::F16F32: return f(half_groups<__half, float>());
+    }
+    throw std::out_of_range("gemmlab auto: unknown type key");
+}
+
+/// The typed view of p for Args: Typed<Args>::of(p).
+template <class Args>
+struct Typed;
+template <class T>
+struct Typed<GemmArgs<T>> {
+    static GemmArgs<T> of(const Problem& p) { return p.as<T>(); }
+};
+template <class TIn, class TOut>
+struct Typed<HalfArgs<TIn, TOut>> {
+    static HalfArgs<TIn, TOut> of(const Problem& p) { return p.as_half<TIn, TOut>(); }
+};
+
+/// The Args of a span of candidate groups (what with_groups passes).
+template <class Groups>
+using ArgsOf = typename Groups::value_type::Args;
+
+/// A candidate found by its index across the groups, with its group's accuracy.
+template <class Args>
+struct Indexed {
+    const CandidateFor<Args>* candidate = nullptr;
+    Accuracy accuracy = Accuracy::Exact;
+};
+
+template <class Args>
+Indexed<Args> candidate_at(std::span<const CandidateGroup<Args>> groups, int index) {
+    if (index >= 0)
+        for (const auto& g : groups) {
+            if (size_t(index) < g.list.size()) return {&g.list[size_t(index)], g.accuracy};
+            index -= int(g.list.size());
+        }
+    return {};
+}
+
+// ------------------------------------------------------------------------------ the model
 
 /// Resident warps per SM that reach a configuration's full rate (measured, see the header):
 /// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
@@ -195,26 +382,70 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
+/// Blocks of `c` one SM of `caps` holds: the listed count, fewer where the device's shared
+/// memory per SM holds fewer; 0 when one block needs more shared memory than a block may opt in
+/// to there (it cannot launch). Unknown shared-memory sizes (0) leave the listed count.
+template <class Args>
+int resident_blocks(const CandidateFor<Args>& c, const DeviceCaps& caps) {
+    if (caps.smem_per_block_optin > 0 && c.smem_bytes > caps.smem_per_block_optin) return 0;
+    if (caps.smem_per_sm <= 0) return c.blocks_per_sm;
+    const int by_smem = caps.smem_per_sm / (c.smem_bytes + caps.smem_reserved_per_block);
+    return std::clamp(by_smem, 1, c.blocks_per_sm);
+}
+
+/// True when `caps`' device can run `c` on `batches` products in one launch.
+template <class Args>
+bool runs_on(const CandidateFor<Args>& c, const DeviceCaps& caps, int64_t batches) {
+    if (c.needs_sm90a && !caps.sm90a) return false;
+    if (10 * caps.cc_major + caps.cc_minor < c.min_cc) return false;
+    if (batches > 1 && !c.native_batch) return false;
+    return resident_blocks(c, caps) > 0;
+}
+
+/// The SM clock the model runs at: the device's peak, or where it does not say, the clock the
+/// rates were measured at (then only the DRAM term is off, by the ratio of the clocks).
+double clock_ghz(const DeviceCaps& caps) {
+    return caps.sm_clock_mhz > 0 ? caps.sm_clock_mhz / 1000.0 : kMeasuredClockGhz;
+}
+
 /// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the
-/// busiest SM's tiles at the configuration's per-SM rate, plus the pack step's DRAM traffic
-/// and split-K's partial sums (written and read back once, FP32) at the device's peak
-/// bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count tiles x
-/// batches x slices.
+/// busiest SM's tiles at the configuration's per-SM rate at the device's clock, plus the pack
+/// step's DRAM traffic and split-K's partial sums (written and read back once, FP32) at the
+/// device's peak bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count
+/// tiles x batches x slices.
 template <class Args>
 double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
                   int splits, const DeviceCaps& caps) {
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
-    const int64_t resident = per_sm < c.blocks_per_sm ? per_sm : c.blocks_per_sm;
+    const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
     const double warps = double(resident * c.warps);
     const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
-    // rate is GFLOP/s = FLOP/ns for the whole chip: one SM's share is rate / SMs.
     const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)));
-    const double compute_ns = flops * caps.sm_count / (c.rate * util);
+    const double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
     double bytes = c.pack_bytes * double(m + n) * double(k);
     if (splits > 1) bytes += 2.0 * 4.0 * double(splits) * double(m) * double(n);
     const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
     return compute_ns + memory_ns;
+}
+
+/// Calls f(index, candidate, splits) for every option of a call of m x n x k x batches at
+/// `precision` on `caps`, in the model's order: the candidates the call admits and the device
+/// runs, each whole and then (split-K configurations, one batch or more) in 2, 4, 8 and 16
+/// slices of at least kMinSplitK.
+template <class Args, class F>
+void for_each_option(std::span<const CandidateGroup<Args>> groups, Precision precision, int64_t k,
+                     int64_t batches, const DeviceCaps& caps, F&& f) {
+    int index = 0;
+    for (const auto& g : groups)
+        for (const auto& c : g.list) {
+            const int this_index = index++;
+            if (!admits(g.accuracy, precision, k) || !runs_on(c, caps, batches)) continue;
+            for (int splits = 1; splits <= 16; splits *= 2) {
+                if (splits > 1 && (!c.launch_split || k / splits < kMinSplitK)) break;
+                f(this_index, c, splits);
+            }
+        }
 }
 
 /// auto's choice: a configuration and how many k slices it runs with.
@@ -222,6 +453,7 @@ template <class Args>
 struct Choice {
     const CandidateFor<Args>* candidate = nullptr;
     int splits = 1;
+    bool tuned = false;
 
     void launch(const Args& g, cudaStream_t stream) const {
         if (splits > 1) candidate->launch_split(g, stream, splits);
@@ -229,79 +461,150 @@ struct Choice {
     }
 };
 
-/// The fastest candidate (and split) by the model over the given lists for the shape and
-/// batch, among those `caps` can run (and, for more than one batch, that batch natively); ties
-/// go to the earlier one and to fewer slices. Throws if none can run (a list without a portable
-/// last entry).
+/// The model's fastest option for the call; ties go to the earlier candidate and to fewer
+/// slices. Throws if none can run (a list without a portable last entry).
 template <class Args>
-Choice<Args> pick(std::initializer_list<std::span<const CandidateFor<Args>>> lists, int64_t m,
-                  int64_t n, int64_t k, int64_t batches, const DeviceCaps& caps) {
+Choice<Args> model_pick(std::span<const CandidateGroup<Args>> groups, Precision precision,
+                        int64_t m, int64_t n, int64_t k, int64_t batches, const DeviceCaps& caps) {
     Choice<Args> best;
     double best_time = 0;
-    for (const auto& list : lists)
-        for (const auto& c : list) {
-            if (c.needs_sm90a && !caps.sm90a) continue;
-            if (10 * caps.cc_major + caps.cc_minor < c.min_cc) continue;
-            if (batches > 1 && !c.native_batch) continue;
-            for (int splits = 1; splits <= 16; splits *= 2) {
-                if (splits > 1 && (!c.launch_split || k / splits < kMinSplitK)) break;
-                const double t = model_time(c, m, n, k, batches, splits, caps);
-                if (!best.candidate || t < best_time) best = {&c, splits}, best_time = t;
-            }
-        }
+    for_each_option(groups, precision, k, batches, caps,
+                    [&](int, const CandidateFor<Args>& c, int splits) {
+                        const double t = model_time(c, m, n, k, batches, splits, caps);
+                        if (!best.candidate || t < best_time) best = {&c, splits}, best_time = t;
+                    });
     if (!best.candidate) throw CudaFailure("gemmlab auto: no candidate runs on this device");
     return best;
 }
 
-/// auto for half precision: one launcher per (TIn, TOut), behind launch_half like a rung's.
-template <class TIn, class TOut>
-void auto_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    pick<HalfArgs<TIn, TOut>>({half_candidates<TIn, TOut>()}, g.m, g.n, g.k, g.batch.count,
-                              current_device_caps())
-        .launch(g, stream);
+/// The tune table's choice for the call when it has one the call admits and the device runs
+/// (one batch only: batches are not tuned); else no candidate. The slices are halved until each
+/// has kMinSplitK of the call's k (the class spans k up to 2x below the representative).
+template <class Args>
+Choice<Args> tuned_pick(std::span<const CandidateGroup<Args>> groups, TuneType type,
+                        const Problem& p, const DeviceCaps& caps, const TuneTable& table) {
+    if (p.batch.count != 1) return {};
+    const TunedChoice slot = table.at(type, shape_class_of(p.m, p.n, p.k));
+    const Indexed<Args> found = candidate_at(groups, slot.candidate);
+    if (!found.candidate || !admits(found.accuracy, p.precision, p.k) ||
+        !runs_on(*found.candidate, caps, 1))
+        return {};
+    int splits = found.candidate->launch_split ? std::max<int>(slot.splits, 1) : 1;
+    while (splits > 1 && p.k / splits < kMinSplitK) splits /= 2;
+    return {found.candidate, splits, true};
 }
+
+template <class Args>
+Choice<Args> choose(std::span<const CandidateGroup<Args>> groups, const Problem& p,
+                    const DeviceCaps& caps, const TuneTable* table) {
+    const TuneType type = tune_type_of(p.type, p.c_type, p.precision);
+    if (table)
+        if (Choice<Args> tuned = tuned_pick(groups, type, p, caps, *table); tuned.candidate)
+            return tuned;
+    return model_pick(groups, p.precision, p.m, p.n, p.k, p.batch.count, caps);
+}
+
+TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.precision); }
 
 } // namespace
 
 /// C that one warp tile of rung 27 holds (32 x 32), over a short k: such a product is all
 /// latency, and rung 27 gives it one warp (a batch of them shares blocks) where every tile
 /// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
-/// to the model: one warp's k loop would then be the whole call's latency.
+/// to the model: one warp's k loop would then be the whole call's latency. Checked before the
+/// model and the tune cache (whose smallest class is 64).
+namespace {
+
 constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128;
 
+bool goes_to_small(const Problem& p) {
+    return p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK;
+}
+
+} // namespace
+
+AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
+    if (goes_to_small(p)) return AutoChoice{"small", 1, false};
+    return with_groups(type_key(p), [&](auto groups) {
+        const auto c = choose(groups, p, caps, table);
+        return AutoChoice{c.candidate->name, c.splits, c.tuned};
+    });
+}
+
+AutoChoice current_auto_choice(const Problem& p) {
+    int device = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+    return auto_choice(p, device_caps(device), device_tune_table(device));
+}
+
+std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_t k,
+                                     const DeviceCaps& caps) {
+    (void)m, (void)n; // every shape admits the same options; the parameters say what is asked
+    std::vector<AutoOption> out;
+    with_groups(type, [&](auto groups) {
+        for_each_option(groups, precision_of(type), k, 1, caps,
+                        [&](int index, const auto& c, int splits) {
+                            out.push_back({index, c.name, splits});
+                        });
+    });
+    return out;
+}
+
+void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream) {
+    with_groups(type_key(p), [&](auto groups) {
+        using Args = ArgsOf<decltype(groups)>;
+        const Indexed<Args> found = candidate_at(groups, candidate);
+        if (!found.candidate)
+            throw std::out_of_range("gemmlab auto: no candidate " + std::to_string(candidate) +
+                                    " for " + to_string(type_key(p)));
+        const int slices = found.candidate->launch_split ? std::max(splits, 1) : 1;
+        Choice<Args>{found.candidate, slices}.launch(Typed<Args>::of(p), stream);
+    });
+}
+
+int find_candidate(TuneType type, std::string_view name) {
+    return with_groups(type, [&](auto groups) {
+        int index = 0;
+        for (const auto& g : groups)
+            for (const auto& c : g.list) {
+                if (name == c.name) return index;
+                ++index;
+            }
+        return -1;
+    });
+}
+
+ResolvedChoice resolve_tuned_choice(TuneType type, std::string_view name, int splits, int64_t k) {
+    const int index = find_candidate(type, name);
+    if (index < 0) return {-1, "unknown candidate '" + std::string(name) + "'"};
+    return with_groups(type, [&](auto groups) -> ResolvedChoice {
+        const auto found = candidate_at(groups, index);
+        const std::string what = "candidate '" + std::string(name) + "'";
+        if (!admits(found.accuracy, precision_of(type), k))
+            return {-1, what + " has a precision that " + to_string(type) + " calls never run"};
+        if (splits != 1 && splits != 2 && splits != 4 && splits != 8 && splits != 16)
+            return {-1, "splits = " + std::to_string(splits) + " is not 1, 2, 4, 8 or 16"};
+        if (splits > 1 && !found.candidate->launch_split)
+            return {-1, what + " does not split k (splits = " + std::to_string(splits) + ")"};
+        return {index, {}};
+    });
+}
+
 void launch_auto(const Problem& p, cudaStream_t stream) {
-    if (p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK) {
+    if (goes_to_small(p)) {
         launch_every_type<&launch_small<float>, &launch_small<double>,
                           &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
                           &launch_small_half<__nv_bfloat16, float>, &launch_small_half<__half, __half>,
                           &launch_small_half<__half, float>>(p, stream);
         return;
     }
-    if (p.type == DataType::BF16 || p.type == DataType::F16) {
-        launch_half<&auto_half<__nv_bfloat16, __nv_bfloat16>, &auto_half<__nv_bfloat16, float>,
-                    &auto_half<__half, __half>, &auto_half<__half, float>>(p, stream);
-        return;
-    }
-    const DeviceCaps caps = current_device_caps(); // cached per device
-    if (p.type == DataType::F64) {
-        // DMMA computes in IEEE FP64 like the FMA pipe: both meet the FP64 bound.
-        pick<GemmArgs<double>>({kDoubleDmma, kDoubleCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
-            .launch(p.as<double>(), stream);
-        return;
-    }
-    const auto g = p.as<float>();
-    // 3xTF32 meets the FP32 bound from kTf32x3MinK on (see the header); below, CUDA cores.
-    const bool tf32x3_ok = p.k >= mma::kTf32x3MinK;
-    if (p.precision == Precision::Tf32)
-        pick<GemmArgs<float>>({kFloatWgmmaTf32, kFloatTf32, kFloatWgmmaTf32x3, kFloatTf32x3,
-                               kFloatCudaCores},
-                              p.m, p.n, p.k, p.batch.count, caps)
-            .launch(g, stream);
-    else if (tf32x3_ok)
-        pick<GemmArgs<float>>({kFloatWgmmaTf32x3, kFloatTf32x3, kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps)
-            .launch(g, stream);
-    else
-        pick<GemmArgs<float>>({kFloatCudaCores}, p.m, p.n, p.k, p.batch.count, caps).launch(g, stream);
+    int device = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+    const DeviceCaps caps = device_caps(device); // cached per device
+    const TuneTable* table = device_tune_table(device); // loaded once per device
+    with_groups(type_key(p), [&](auto groups) {
+        choose(groups, p, caps, table).launch(Typed<ArgsOf<decltype(groups)>>::of(p), stream);
+    });
 }
 
 } // namespace gemmlab::detail

@@ -4,7 +4,7 @@
 
 #include <array>
 #include <atomic>
-#include <cstdint>
+#include <mutex>
 
 #include "common/cuda_check.hpp"
 
@@ -18,19 +18,44 @@
 namespace gemmlab::detail {
 namespace {
 
-// One word per device: bit 63 = valid, then major (bits 40-47), minor (32-39), DRAM GB/s
-// (16-31), SM count (0-15).
-// A race only repeats the query; every writer stores the same value.
+/// One device's caps, written once under the mutex; readers that see `ready` (acquire) read
+/// `caps` without locking, since nothing writes it afterwards.
+struct CapsSlot {
+    std::mutex writing;
+    std::atomic<bool> ready{false};
+    DeviceCaps caps;
+};
 constexpr int kMaxCachedDevices = 64;
-std::array<std::atomic<uint64_t>, kMaxCachedDevices> g_cache{};
-constexpr uint64_t kValid = uint64_t(1) << 63;
+std::array<CapsSlot, kMaxCachedDevices> g_slots;
 
-DeviceCaps unpack(uint64_t w) {
+/// An attribute the model can do without: 0 (and the error cleared) where the platform does
+/// not report it.
+int optional_attribute(cudaDeviceAttr attr, int device) {
+    int value = 0;
+    if (cudaDeviceGetAttribute(&value, attr, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return value;
+}
+
+DeviceCaps query(int device) {
     DeviceCaps c;
-    c.cc_major = int((w >> 40) & 0xFF);
-    c.cc_minor = int((w >> 32) & 0xFF);
-    c.dram_gbps = int((w >> 16) & 0xFFFF);
-    c.sm_count = int(w & 0xFFFF);
+    const auto attribute = [device](int* value, cudaDeviceAttr attr) {
+        GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(value, attr, device));
+    };
+    attribute(&c.cc_major, cudaDevAttrComputeCapabilityMajor);
+    attribute(&c.cc_minor, cudaDevAttrComputeCapabilityMinor);
+    attribute(&c.sm_count, cudaDevAttrMultiProcessorCount);
+    if (c.sm_count < 1) c.sm_count = 1;
+    c.sm_clock_mhz = optional_attribute(cudaDevAttrClockRate, device) / 1000; // kHz
+    c.smem_per_sm = optional_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+    c.smem_per_block_optin = optional_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    c.smem_reserved_per_block = optional_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device);
+    // Memory clock (kHz) x bus width (bits) x 2 transfers per clock: peak bytes per second.
+    const int mem_khz = optional_attribute(cudaDevAttrMemoryClockRate, device);
+    const int bus_bits = optional_attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+    c.dram_gbps = int(double(mem_khz) * 1e3 * 2.0 * bus_bits / 8.0 / 1e9);
     c.sm90a = library_has_sm90a() && c.cc_major == 9 && c.cc_minor == 0;
     return c;
 }
@@ -40,29 +65,15 @@ DeviceCaps unpack(uint64_t w) {
 bool library_has_sm90a() noexcept { return GEMMLAB_HAS_SM90A != 0; }
 
 DeviceCaps device_caps(int device) {
-    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    if (cacheable)
-        if (const uint64_t w = g_cache[size_t(device)].load(std::memory_order_relaxed); w & kValid)
-            return unpack(w);
-    int major = 0, minor = 0, sms = 0;
-    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (sms < 1) sms = 1;
-    if (sms > 0xFFFF) sms = 0xFFFF;
-    // Memory clock (kHz) x bus width (bits) x 2 transfers per clock: peak bytes per second.
-    int mem_khz = 0, bus_bits = 0;
-    if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
-        cudaGetLastError(); // not every platform reports them: the model then ignores DRAM
-        mem_khz = bus_bits = 0;
+    if (device < 0 || device >= kMaxCachedDevices) return query(device);
+    CapsSlot& slot = g_slots[size_t(device)];
+    if (slot.ready.load(std::memory_order_acquire)) return slot.caps;
+    std::lock_guard<std::mutex> lock(slot.writing);
+    if (!slot.ready.load(std::memory_order_relaxed)) {
+        slot.caps = query(device); // throws before `ready` is set: the next call asks again
+        slot.ready.store(true, std::memory_order_release);
     }
-    const double gbps = double(mem_khz) * 1e3 * 2.0 * bus_bits / 8.0 / 1e9;
-    const uint64_t dram = uint64_t(gbps > 65535.0 ? 65535.0 : gbps);
-    const uint64_t w = kValid | (uint64_t(major & 0xFF) << 40) | (uint64_t(minor & 0xFF) << 32) |
-                       (dram << 16) | uint64_t(uint32_t(sms));
-    if (cacheable) g_cache[size_t(device)].store(w, std::memory_order_relaxed);
-    return unpack(w);
+    return slot.caps;
 }
 
 DeviceCaps current_device_caps() {

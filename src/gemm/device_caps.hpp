@@ -1,7 +1,8 @@
 #pragma once
 // What the library needs to know about a device before it launches a rung on it: compute
-// capability and SM count, queried once per device and cached (thread-safe), so that a gemm call
-// pays no device query.
+// capability, SM count and clock, shared memory and DRAM bandwidth, queried once per device and
+// cached (thread-safe), so that a gemm call pays no device query. auto's model takes its inputs
+// from here (src/gemm/auto_select.cu), so it scales with the device it runs on.
 
 #include <string>
 
@@ -12,6 +13,14 @@ namespace gemmlab::detail {
 struct DeviceCaps {
     int cc_major = 0, cc_minor = 0;
     int sm_count = 1;
+    /// Peak SM clock in MHz (cudaDevAttrClockRate); 0 when the device does not say.
+    int sm_clock_mhz = 0;
+    /// Shared memory per SM and the most one block may opt in to, in bytes, and what the driver
+    /// reserves per resident block (cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+    /// ...PerBlockOptin, cudaDevAttrReservedSharedMemoryPerBlock); 0 when unknown.
+    int smem_per_sm = 0;
+    int smem_per_block_optin = 0;
+    int smem_reserved_per_block = 0;
     /// Peak DRAM bandwidth in GB/s from the memory clock and bus width (double data rate); 0
     /// when the device does not say.
     int dram_gbps = 0;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -103,6 +104,7 @@ struct TypedProblem {
     DeviceBuffer<TOut> C0, C;
     std::vector<double> ref, mag;
     std::vector<TOut> host_c;
+    ReferenceSource source;
     Stream stream;
 
     static double device_bytes(const Case& cs, ReferenceSource src) {
@@ -135,13 +137,17 @@ struct TypedProblem {
           A(size_t(bp.buffer(sa.elements, bp.stride_a) + cs.offset)),
           B(size_t(bp.buffer(sb.elements, bp.stride_b) + cs.offset)),
           C0(size_t(bp.buffer(sc.elements, bp.stride_c) + cs.offset)),
-          C(size_t(bp.buffer(sc.elements, bp.stride_c) + cs.offset)) {
+          C(size_t(bp.buffer(sc.elements, bp.stride_c) + cs.offset)), source(src) {
         const FillKind fill_b =
             c.fill == FillKind::NearFltMin || c.fill == FillKind::WithSpecials ? FillKind::Uniform : c.fill;
         const FillKind fill_c = c.fill == FillKind::SmallIntegers ? c.fill : FillKind::Uniform;
         fill_random(A.get(), A.size(), seed * 3 + 0, c.fill, stream.get());
         fill_random(B.get(), B.size(), seed * 3 + 1, fill_b, stream.get());
         fill_random(C0.get(), C0.size(), seed * 3 + 2, fill_c, stream.get());
+        if (src == ReferenceSource::None) {
+            GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get())); // filled before any timing
+            return;
+        }
         const size_t mn = size_t(c.shape.m * c.shape.n);
         ref.resize(mn * size_t(bp.count));
         mag.resize(mn * size_t(bp.count));
@@ -297,6 +303,8 @@ struct TypedProblem {
     }
 
     RunResult run_and_check(const std::string& kernel) {
+        if (source == ReferenceSource::None)
+            throw std::logic_error("run_and_check on a problem made without a reference");
         RunResult r;
         if (c.beta == 0) poison_nan(C.get(), C.size(), stream.get());
         else GEMMLAB_CUDA_CHECK(cudaMemcpyAsync(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice, stream.get()));

@@ -63,8 +63,9 @@ enum class Broadcast { None, A, B };
 
 /// Where the reference result comes from.
 enum class ReferenceSource {
-    Gpu, ///< double-double GPU kernel: fast at bench sizes
-    Cpu, ///< the CPU reference (src/gemm/reference): independent of all GPU code
+    Gpu,  ///< double-double GPU kernel: fast at bench sizes
+    Cpu,  ///< the CPU reference (src/gemm/reference): independent of all GPU code
+    None, ///< no reference: the case is only timed (`gemmlab tune`); run_and_check throws
 };
 
 /// One GEMM problem: everything but the kernel.

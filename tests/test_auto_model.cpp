@@ -1,0 +1,208 @@
+// auto's choice without a GPU: auto_choice is the function launch_auto runs, fed a synthetic
+// DeviceCaps. Pins the model's picks on a 132-SM 1980 MHz Hopper part (the machine its rates
+// were measured on, where moving to per-SM-per-cycle rates and device inputs changed no pick),
+// the device inputs that remove candidates elsewhere (shared memory, compute capability, sm_90a),
+// and the precision rules, which nothing may relax.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "gemm/auto_select.hpp"
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/mma_configs.hpp"
+
+namespace {
+
+using gemmlab::DataType;
+using gemmlab::Precision;
+using namespace gemmlab::detail;
+
+/// An H100 SXM as the CUDA runtime describes it: 132 SMs, 1980 MHz peak SM clock, 228 KB of
+/// shared memory per SM (227 KB per block opted in, 1 KB reserved per block), HBM3 at 3352 GB/s.
+DeviceCaps h100() {
+    DeviceCaps c;
+    c.cc_major = 9;
+    c.cc_minor = 0;
+    c.sm_count = 132;
+    c.sm_clock_mhz = 1980;
+    c.smem_per_sm = 228 * 1024;
+    c.smem_per_block_optin = 227 * 1024;
+    c.smem_reserved_per_block = 1024;
+    c.dram_gbps = 3352;
+    c.sm90a = true;
+    return c;
+}
+
+/// A GPU of compute capability 8.9 with 100 KB of shared memory per SM (99 KB per block).
+DeviceCaps ada() {
+    DeviceCaps c;
+    c.cc_major = 8;
+    c.cc_minor = 9;
+    c.sm_count = 142;
+    c.sm_clock_mhz = 2490;
+    c.smem_per_sm = 100 * 1024;
+    c.smem_per_block_optin = 99 * 1024;
+    c.smem_reserved_per_block = 1024;
+    c.dram_gbps = 864;
+    return c;
+}
+
+/// The normalized problem of a call: auto reads types, precision, shape and batch only.
+Problem problem(DataType in, int64_t m, int64_t n, int64_t k, Precision precision = Precision::Default,
+                std::optional<DataType> out = {}, int64_t batches = 1) {
+    Problem p{};
+    p.type = in;
+    p.c_type = out.value_or(in);
+    p.precision = precision;
+    p.m = m, p.n = n, p.k = k;
+    p.alpha = 1;
+    p.batch.count = batches;
+    return p;
+}
+
+struct Pinned {
+    DataType type;
+    Precision precision;
+    int64_t m, n, k, batches;
+    const char* candidate;
+    int splits;
+};
+
+TEST(AutoModel, PicksOnA132SmHopperPart) {
+    const Pinned pinned[] = {
+        {DataType::F32, Precision::Default, 4096, 4096, 4096, 1, "wgmma_tf32x3 128x128x32 s3 persistent", 1},
+        {DataType::F32, Precision::Default, 2048, 2048, 2048, 1, "wgmma_tf32x3 128x128x32 s3 persistent", 1},
+        {DataType::F32, Precision::Default, 1024, 1024, 1024, 1, "wgmma_tf32x3 128x128x32 s3 persistent", 2},
+        {DataType::F32, Precision::Default, 512, 512, 16384, 1, "wgmma_tf32x3 128x128x32 s3 persistent", 8},
+        {DataType::F32, Precision::Default, 64, 64, 20, 1, "async_pipeline 64x64x8 s4", 1},
+        {DataType::F32, Precision::Default, 100, 7, 3, 1, "async_pipeline 64x64x8 s4", 1},
+        {DataType::F32, Precision::Default, 64, 64, 128, 512, "tf32x3 64x64x32 w32x32 s4", 1},
+        {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x256x32 s4 persistent", 16},
+        {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 128x64x16 w64x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
+        {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
+        {DataType::BF16, Precision::Default, 1024, 1024, 1024, 1, "tma 128x128x64", 1},
+        {DataType::BF16, Precision::Default, 512, 512, 16384, 1, "persistent 128x256x64 ws", 16},
+        {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 128x128x32 s4", 1},
+    };
+    for (const Pinned& x : pinned) {
+        const Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);
+        const AutoChoice c = auto_choice(p, h100(), nullptr);
+        const std::string what = std::string(gemmlab::to_string(x.type)) + " " +
+                                 gemmlab::to_string(x.precision) + " " + std::to_string(x.m) + "x" +
+                                 std::to_string(x.n) + "x" + std::to_string(x.k) + " batch " +
+                                 std::to_string(x.batches);
+        EXPECT_EQ(c.candidate, x.candidate) << what;
+        EXPECT_EQ(c.splits, x.splits) << what;
+        EXPECT_FALSE(c.tuned) << what;
+    }
+}
+
+// Half-precision outputs in float take the same candidates as the type itself.
+TEST(AutoModel, HalfTypesWithFloatOutputPickAlike) {
+    for (DataType in : {DataType::BF16, DataType::F16})
+        for (int64_t size : {256, 1024, 4096}) {
+            const AutoChoice same = auto_choice(problem(in, size, size, size), h100(), nullptr);
+            const AutoChoice wide =
+                auto_choice(problem(in, size, size, size, Precision::Default, DataType::F32), h100(), nullptr);
+            EXPECT_EQ(same.candidate, wide.candidate) << size;
+        }
+}
+
+const int64_t kSizes[] = {1, 7, 33, 64, 100, 256, 1000, 4096};
+const int64_t kDepths[] = {1, 20, 39, 40, 64, 1000, 16384};
+
+// Default precision never gets TF32; 3xTF32 only from kTf32x3MinK on; whatever the device.
+TEST(AutoModel, NeverLowersPrecision) {
+    for (const DeviceCaps& caps : {h100(), ada()})
+        for (int64_t m : kSizes)
+            for (int64_t n : kSizes)
+                for (int64_t k : kDepths) {
+                    const AutoChoice c = auto_choice(problem(DataType::F32, m, n, k), caps, nullptr);
+                    const std::string_view name = c.candidate;
+                    EXPECT_FALSE(name.starts_with("tf32 ") || name.starts_with("wgmma_tf32 "))
+                        << name << " at " << m << "x" << n << "x" << k;
+                    if (k < mma::kTf32x3MinK) {
+                        EXPECT_EQ(name.find("tf32x3"), std::string_view::npos) << name << " at k " << k;
+                    }
+                }
+}
+
+// What the device reports removes candidates: no sm_90a code without sm90a, no DMMA below
+// compute capability 9.0, no block that needs more shared memory than a block may opt in to
+// (99 KB here: the 128x256 and 128x128 TF32 tiles, 162 and 108 KB).
+TEST(AutoModel, DeviceInputsRemoveWhatCannotRun) {
+    const std::set<std::string_view> too_big = {"tf32 128x256x32 w64x64 s3", "tf32 128x128x32 w64x32 s3"};
+    for (int64_t m : kSizes)
+        for (int64_t k : kDepths)
+            for (TuneType t : kAllTuneTypes) {
+                const Problem p = problem(input_type(t), m, m, k, precision_of(t), output_type(t));
+                const AutoChoice c = auto_choice(p, ada(), nullptr);
+                const std::string_view name = c.candidate;
+                EXPECT_FALSE(name.starts_with("wgmma") || name.starts_with("persistent") ||
+                             name.starts_with("tma"))
+                    << name;
+                EXPECT_FALSE(name.starts_with("dmma")) << name;
+                EXPECT_EQ(too_big.count(name), 0u) << name << " at " << m << "x" << m << "x" << k;
+                for (const AutoOption& o : auto_options(t, m, m, k, ada()))
+                    EXPECT_EQ(too_big.count(o.name), 0u) << o.name;
+            }
+}
+
+// The SM clock and count scale every candidate alike, so on a part that is an H100 at half the
+// clock the picks that do not depend on DRAM (no pack step, no split) stay.
+TEST(AutoModel, ClockScalesEveryCandidateAlike) {
+    DeviceCaps slow = h100();
+    slow.sm_clock_mhz = 990;
+    slow.dram_gbps = 0; // no DRAM term: compute alone decides
+    DeviceCaps fast = h100();
+    fast.dram_gbps = 0;
+    for (int64_t size : {64, 256, 1000, 4096})
+        for (DataType t : {DataType::F64, DataType::BF16}) {
+            const Problem p = problem(t, size, size, size);
+            EXPECT_EQ(auto_choice(p, slow, nullptr).candidate, auto_choice(p, fast, nullptr).candidate)
+                << size;
+        }
+}
+
+// The options `gemmlab tune` times: exactly what the call's precision and k admit, every split
+// of the split-K candidates down to kMinSplitK, and each name found again by its index.
+TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
+    const auto names = [](TuneType t, int64_t k) {
+        std::set<std::string> out;
+        for (const AutoOption& o : auto_options(t, 1024, 1024, k, h100())) {
+            out.insert(std::string(o.name));
+            EXPECT_EQ(find_candidate(t, o.name), o.candidate) << o.name;
+            if (o.splits > 1) {
+                EXPECT_EQ(resolve_tuned_choice(t, o.name, o.splits, k).candidate, o.candidate) << o.name;
+                EXPECT_GE(k / o.splits, kMinSplitK) << o.name << " " << o.splits;
+            }
+        }
+        return out;
+    };
+    const auto small_k = names(TuneType::F32, 20);
+    for (const auto& n : small_k) EXPECT_TRUE(n.starts_with("warp_tile") || n.starts_with("async")) << n;
+    const auto f32 = names(TuneType::F32, 4096);
+    EXPECT_TRUE(f32.count("wgmma_tf32x3 128x128x32 s3 persistent"));
+    EXPECT_FALSE(f32.count("tf32 128x256x32 w64x64 s3"));
+    EXPECT_TRUE(names(TuneType::F32Tf32, 20).count("wgmma_tf32 128x256x32 s4 persistent"));
+    std::set<int> splits;
+    for (const AutoOption& o : auto_options(TuneType::BF16, 512, 512, 4096, h100()))
+        if (o.name == std::string_view("persistent 128x256x64 ws")) splits.insert(o.splits);
+    EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16}));
+    splits.clear();
+    for (const AutoOption& o : auto_options(TuneType::BF16, 512, 512, 1000, h100()))
+        if (o.name == std::string_view("persistent 128x256x64 ws")) splits.insert(o.splits);
+    EXPECT_EQ(splits, (std::set<int>{1, 2})); // 1000 / 4 < 256
+    EXPECT_EQ(find_candidate(TuneType::F64, "persistent 128x256x64 ws"), -1);
+    EXPECT_EQ(find_candidate(TuneType::F32, "no such candidate"), -1);
+}
+
+} // namespace

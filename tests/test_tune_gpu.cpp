@@ -1,0 +1,195 @@
+// `gemmlab tune` and auto's tune cache on a GPU (skipped without one): a short tune writes a
+// cache this device loads without a warning; a cache naming a candidate makes auto run that
+// candidate (and its k slices), within the error bound; a stale cache leaves auto on its model,
+// also within the bound. auto reads the cache once per device, so each test names its file in
+// GEMMLAB_TUNE_CACHE and asks for a reload first.
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/device_info.hpp"
+#include "gemm/auto_select.hpp"
+#include "gemm/tune_cache.hpp"
+#include "gemmlab/bench_core.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace gemmlab;
+using cli::Case;
+using cli::DType;
+using cli::DeviceProblem;
+using cli::ReferenceSource;
+
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
+    } while (0)
+
+class TempDir {
+public:
+    TempDir() {
+        std::random_device rd;
+        path_ = fs::temp_directory_path() /
+                ("gemmlab-tune-gpu-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
+        fs::create_directories(path_);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+struct Output {
+    int code;
+    std::string text;
+};
+
+Output run_cli(const std::string& args) {
+    const std::string cmd = std::string(GEMMLAB_CLI_PATH) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::string text;
+    std::array<char, 4096> buf{};
+    while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+/// Points auto at `path` for the rest of the process, read afresh at the next call.
+void use_cache(const fs::path& path) {
+    ASSERT_EQ(setenv("GEMMLAB_TUNE_CACHE", path.c_str(), 1), 0);
+    detail::reload_tune_tables();
+}
+
+TEST(TuneGpu, AShortTuneWritesACacheThatLoadsWithoutWarning) {
+    REQUIRE_GPU();
+    TempDir dir;
+    const fs::path path = dir.path() / "tune.json";
+    const Output out = run_cli("tune --dtype f64,bf16 --budget 5 --cache " + path.string());
+    ASSERT_EQ(out.code, 0) << out.text;
+    EXPECT_NE(out.text.find("wrote " + path.string()), std::string::npos) << out.text;
+    ASSERT_TRUE(fs::exists(path));
+    const detail::TuneKey key = detail::device_tune_key(0);
+    const detail::LoadedTable t = detail::load_tune_table({path, true}, key);
+    EXPECT_EQ(t.warning, "");
+    ASSERT_TRUE(t.table) << out.text;
+    EXPECT_GT(t.used, 0);
+    EXPECT_EQ(t.ignored, 0);
+
+    // Run again on another type: the f64 and bf16 slots stay in the file.
+    const Output again = run_cli("tune --dtype f32 --precision default --budget 2 --cache " + path.string());
+    ASSERT_EQ(again.code, 0) << again.text;
+    const detail::LoadedTable both = detail::load_tune_table({path, true}, key);
+    EXPECT_EQ(both.warning, "");
+    EXPECT_GT(both.used, t.used) << again.text;
+}
+
+/// Writes a cache for this device with one entry: `candidate` (in `splits` slices) for the type
+/// key and class of `p`.
+void write_cache(const fs::path& path, const detail::Problem& p, const char* candidate, int splits,
+                 const detail::TuneKey& key) {
+    detail::TuneFile f;
+    f.key = key;
+    detail::TuneEntry e;
+    e.type = to_string(detail::tune_type_of(p.type, p.c_type, p.precision));
+    e.shape = detail::representative(detail::shape_class_of(p.m, p.n, p.k));
+    e.candidate = candidate;
+    e.splits = splits;
+    e.ns = 1;
+    f.entries = {e};
+    detail::write_file_atomically(path, detail::tune_file_json(f));
+}
+
+/// auto on `cs` with a cache naming `candidate`: takes it, with the slices the call allows, and
+/// meets the bound, with no warning printed.
+void expect_auto_runs(const Case& cs, const char* candidate, int splits, int expect_splits) {
+    TempDir dir;
+    const fs::path path = dir.path() / "tune.json";
+    DeviceProblem problem(cs, 4242, ReferenceSource::Cpu);
+    const detail::Problem p = problem.normalized();
+    write_cache(path, p, candidate, splits, detail::device_tune_key(0));
+    use_cache(path);
+    testing::internal::CaptureStderr();
+    const detail::AutoChoice c = detail::current_auto_choice(p);
+    const cli::RunResult r = problem.run_and_check("auto");
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err, "") << cs.describe();
+    EXPECT_TRUE(c.tuned) << cs.describe();
+    EXPECT_EQ(c.candidate, candidate) << cs.describe();
+    EXPECT_EQ(c.splits, expect_splits) << cs.describe();
+    ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+    EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+    EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+}
+
+TEST(TuneGpu, AutoRunsTheCandidateTheCacheNames) {
+    REQUIRE_GPU();
+    // Not what the model picks on an H100 for these shapes (3xTF32 on wgmma; DMMA).
+    expect_auto_runs({DType::F32, Layout::RowMajor, Op::N, Op::T, {300, 200, 500}, -1.25, 0.75, 0,
+                      FillKind::Uniform},
+                     "warp_tile 128x64x8", 1, 1);
+    expect_auto_runs({DType::F64, Layout::ColMajor, Op::T, Op::N, {129, 257, 100}, 1.0, 0.0, 0,
+                      FillKind::Uniform},
+                     "warp_tile 64x64x8", 1, 1);
+}
+
+// A split-K entry on the Hopper rungs (a plain one elsewhere): 16 slices tuned at the class's
+// k = 4096 become 8 for a call of k = 2112 (kMinSplitK = 256 per slice); rows of 16-byte
+// multiples, so that the TMA kernel really splits.
+TEST(TuneGpu, ATunedSplitIsCutToTheCallsK) {
+    REQUIRE_GPU();
+    const bool hopper = detail::current_device_caps().sm90a;
+    Case cs{DType::BF16, Layout::RowMajor, Op::N, Op::N, {192, 256, 2112}, 1.0, 0.5, 0, FillKind::Uniform};
+    if (hopper) expect_auto_runs(cs, "persistent 128x256x64 ws", 16, 8);
+    else expect_auto_runs(cs, "mma_sync_f16 128x128x32 s4", 1, 1);
+}
+
+// A stale cache (another SM clock): auto keeps its model, still within the bound; the warning
+// is one line, printed once per process (the first call here prints it unless an earlier test
+// in this process already warned).
+TEST(TuneGpu, AStaleCacheLeavesTheModelWithOneWarning) {
+    REQUIRE_GPU();
+    TempDir dir;
+    const fs::path path = dir.path() / "tune.json";
+    const Case cs{DType::F32, Layout::RowMajor, Op::N, Op::N, {300, 200, 500}, 1.0, 0.0, 0, FillKind::Uniform};
+    DeviceProblem problem(cs, 99, ReferenceSource::Cpu);
+    const detail::Problem p = problem.normalized();
+    detail::TuneKey key = detail::device_tune_key(0);
+    key.sm_clock_mhz += 1;
+    write_cache(path, p, "warp_tile 128x64x8", 1, key);
+    const detail::LoadedTable t = detail::load_tune_table({path, true}, detail::device_tune_key(0));
+    EXPECT_FALSE(t.table);
+    EXPECT_NE(t.warning.find("sm_clock_mhz"), std::string::npos) << t.warning;
+
+    use_cache(path);
+    testing::internal::CaptureStderr();
+    const detail::AutoChoice c = detail::current_auto_choice(p);
+    const cli::RunResult r = problem.run_and_check("auto");
+    const cli::RunResult again = problem.run_and_check("auto");
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(c.tuned);
+    size_t lines = 0;
+    for (char ch : err) lines += ch == '\n';
+    EXPECT_LE(lines, 1u) << err;
+    if (lines == 1) {
+        EXPECT_NE(err.find(path.string()), std::string::npos) << err;
+    }
+    ASSERT_TRUE(r.launched && again.launched) << r.error << again.error;
+    EXPECT_TRUE(r.check.pass) << reference::describe(r.check);
+    EXPECT_TRUE(again.check.pass) << reference::describe(again.check);
+}
+
+} // namespace
