@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -103,6 +104,25 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         EXPECT_EQ(c.splits, x.splits) << what;
         EXPECT_FALSE(c.tuned) << what;
     }
+}
+
+// C that one warp tile holds over a short k goes to rung 27 before the model, for every type and
+// precision, batched or not; one row, one column or one k past the rule leaves it to the model.
+TEST(AutoModel, TinyProductsGoToRung27) {
+    for (DataType t : {DataType::F32, DataType::F64, DataType::BF16, DataType::F16})
+        for (Precision pr : {Precision::Default, Precision::Tf32})
+            for (int64_t batches : {int64_t(1), int64_t(100000)}) {
+                const std::string what = std::string(gemmlab::to_string(t)) + " " +
+                                         gemmlab::to_string(pr) + " batch " + std::to_string(batches);
+                for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {16, 16, 16}, {32, 32, 128}, {7, 32, 40}})
+                    EXPECT_EQ(auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate,
+                              "small")
+                        << what << " " << m << "x" << n << "x" << k;
+                for (const auto& [m, n, k] : {std::tuple{33, 32, 128}, {32, 33, 128}, {32, 32, 129}})
+                    EXPECT_NE(auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate,
+                              "small")
+                        << what << " " << m << "x" << n << "x" << k;
+            }
 }
 
 // Half-precision outputs in float take the same candidates as the type itself.
