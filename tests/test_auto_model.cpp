@@ -15,6 +15,7 @@
 #include "gemm/auto_select.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -22,21 +23,7 @@ using gemmlab::DataType;
 using gemmlab::Precision;
 using namespace gemmlab::detail;
 
-/// An H100 SXM as the CUDA runtime describes it: 132 SMs, 1980 MHz peak SM clock, 228 KB of
-/// shared memory per SM (227 KB per block opted in, 1 KB reserved per block), HBM3 at 3352 GB/s.
-DeviceCaps h100() {
-    DeviceCaps c;
-    c.cc_major = 9;
-    c.cc_minor = 0;
-    c.sm_count = 132;
-    c.sm_clock_mhz = 1980;
-    c.smem_per_sm = 228 * 1024;
-    c.smem_per_block_optin = 227 * 1024;
-    c.smem_reserved_per_block = 1024;
-    c.dram_gbps = 3352;
-    c.sm90a = true;
-    return c;
-}
+DeviceCaps h100() { return gemmlab::test::h100_caps(); }
 
 /// A GPU of compute capability 8.9 with 100 KB of shared memory per SM (99 KB per block).
 DeviceCaps ada() {

@@ -2,7 +2,6 @@
 // exit code without a GPU, the JSON bench output (CPU ladder, so no GPU is needed), and tables
 // that fit in 100 columns (list, bench, probe, overhead).
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -12,7 +11,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "common/device_info.hpp"
 #include "gemmlab/parse.hpp"
@@ -20,23 +18,12 @@
 #include "gemmlab/results.hpp"
 #include "gemmlab/text.hpp"
 #include "gemmlab/tune.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-struct Output {
-    int code;
-    std::string text; // stdout and stderr together
-};
-
-Output run_cli(const std::string& args) {
-    const std::string cmd = std::string(GEMMLAB_CLI_PATH) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return {-1, "popen failed"};
-    std::string text;
-    std::array<char, 4096> buf{};
-    while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+gemmlab::test::CliOutput run_cli(const std::string& args) {
+    return gemmlab::test::run_cli_at(GEMMLAB_CLI_PATH, args);
 }
 
 TEST(Cli, ListShowsEveryRung) {

@@ -6,15 +6,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "gemm/auto_select.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/tune_cache.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -122,24 +121,7 @@ TEST(TuneCachePath, VariableThenXdgThenHome) {
 
 // ------------------------------------------------------------------------------ files
 
-/// A fresh folder under the system's temporary directory, removed with the object.
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path_ = fs::temp_directory_path() /
-                ("gemmlab-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using gemmlab::test::TempDir;
 
 void write_text(const fs::path& p, const std::string& text) {
     std::ofstream out(p, std::ios::binary);
@@ -340,18 +322,7 @@ TEST(TuneCacheFile, OneWarningLinePerProcess) {
 
 // ------------------------------------------------------------------------------ auto and the table
 
-DeviceCaps h100_caps() {
-    DeviceCaps c;
-    c.cc_major = 9;
-    c.sm_count = 132;
-    c.sm_clock_mhz = 1980;
-    c.smem_per_sm = 228 * 1024;
-    c.smem_per_block_optin = 227 * 1024;
-    c.smem_reserved_per_block = 1024;
-    c.dram_gbps = 3352;
-    c.sm90a = true;
-    return c;
-}
+using gemmlab::test::h100_caps;
 
 Problem call(DataType t, int64_t m, int64_t n, int64_t k, Precision precision = Precision::Default,
              int64_t batches = 1) {

@@ -4,21 +4,19 @@
 // also within the bound. auto reads the cache once per device, so each test names its file in
 // GEMMLAB_TUNE_CACHE and asks for a reload first.
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/device_info.hpp"
 #include "gemm/auto_select.hpp"
 #include "gemm/tune_cache.hpp"
 #include "gemmlab/bench_core.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -34,39 +32,9 @@ using cli::ReferenceSource;
         if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
     } while (0)
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        path_ = fs::temp_directory_path() /
-                ("gemmlab-tune-gpu-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
+using test::TempDir;
 
-private:
-    fs::path path_;
-};
-
-struct Output {
-    int code;
-    std::string text;
-};
-
-Output run_cli(const std::string& args) {
-    const std::string cmd = std::string(GEMMLAB_CLI_PATH) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return {-1, "popen failed"};
-    std::string text;
-    std::array<char, 4096> buf{};
-    while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) text.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+test::CliOutput run_cli(const std::string& args) { return test::run_cli_at(GEMMLAB_CLI_PATH, args); }
 
 /// Points auto at `path` for the rest of the process, read afresh at the next call.
 void use_cache(const fs::path& path) {
@@ -78,7 +46,7 @@ TEST(TuneGpu, AShortTuneWritesACacheThatLoadsWithoutWarning) {
     REQUIRE_GPU();
     TempDir dir;
     const fs::path path = dir.path() / "tune.json";
-    const Output out = run_cli("tune --dtype f64,bf16 --budget 5 --cache " + path.string());
+    const auto out = run_cli("tune --dtype f64,bf16 --budget 5 --cache " + path.string());
     ASSERT_EQ(out.code, 0) << out.text;
     EXPECT_NE(out.text.find("wrote " + path.string()), std::string::npos) << out.text;
     ASSERT_TRUE(fs::exists(path));
@@ -90,7 +58,7 @@ TEST(TuneGpu, AShortTuneWritesACacheThatLoadsWithoutWarning) {
     EXPECT_EQ(t.ignored, 0);
 
     // Run again on another type: the f64 and bf16 slots stay in the file.
-    const Output again = run_cli("tune --dtype f32 --precision default --budget 2 --cache " + path.string());
+    const auto again = run_cli("tune --dtype f32 --precision default --budget 2 --cache " + path.string());
     ASSERT_EQ(again.code, 0) << again.text;
     const detail::LoadedTable both = detail::load_tune_table({path, true}, key);
     EXPECT_EQ(both.warning, "");
