@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -582,7 +583,7 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
 
 // ------------------------------------------------------------------ split-K
 // Shapes whose m x n tiles cannot fill the GPU while k is long: auto's model cuts k into slices
-// there (split-K, hopper_gemm.cuh) on an sm_90a GPU; elsewhere the same checks hold unsplit.
+// there (split-K: split_k.cuh, and inside the wgmma kernel on an sm_90a GPU).
 // k is not a multiple of any tile, so the last slice is ragged.
 const cli::Shape kSplitShapes[] = {{256, 192, 8192 + 33}, {130, 70, 4096 + 5}};
 
@@ -610,6 +611,7 @@ void expect_bitwise_reproducible(Precision precision) {
     const int64_t m = 256, n = 192, k = 8192 + 33;
     DeviceBuffer<TIn> A(size_t(m * k)), B(size_t(k * n));
     DeviceBuffer<TOut> C(size_t(m * n));
+    using Scalar = std::conditional_t<std::is_same_v<TIn, double>, double, float>;
     fill_random(A.get(), A.size(), 31, FillKind::Uniform);
     fill_random(B.get(), B.size(), 32, FillKind::Uniform);
     GemmOptions options;
@@ -617,8 +619,8 @@ void expect_bitwise_reproducible(Precision precision) {
     std::vector<TOut> first(C.size()), again(C.size());
     for (int run = 0; run < 3; ++run) {
         fill_random(C.get(), C.size(), 33, FillKind::Uniform); // beta != 0: C is read as well
-        ASSERT_EQ(gemm(Layout::RowMajor, Op::N, Op::N, m, n, k, 0.75f, A.get(), k, B.get(), n, 0.5f,
-                       C.get(), n, options),
+        ASSERT_EQ(gemm(Layout::RowMajor, Op::N, Op::N, m, n, k, Scalar(0.75), A.get(), k, B.get(), n,
+                       Scalar(0.5), C.get(), n, options),
                   Status::Success)
             << last_error();
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -632,6 +634,7 @@ TEST(SplitK, AutoIsBitwiseReproducible) {
     REQUIRE_GPU();
     expect_bitwise_reproducible<float, float>(Precision::Default);
     expect_bitwise_reproducible<float, float>(Precision::Tf32);
+    expect_bitwise_reproducible<double, double>(Precision::Default);
     expect_bitwise_reproducible<__nv_bfloat16, __nv_bfloat16>(Precision::Default);
     expect_bitwise_reproducible<__half, float>(Precision::Default);
 }

@@ -46,6 +46,7 @@
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper_ptx.cuh"
 #include "gemm/kernels/ptx.cuh"
+#include "gemm/kernels/split_k.cuh"
 #include "gemm/kernels/tile_common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/problem.hpp"
@@ -151,7 +152,7 @@ struct Params {
     bool orig_trans_b;
     // Split-K: the k tiles are cut into k_splits slices of k_tiles_per_split; work unit u is
     // tile u % tiles of slice u / tiles, and writes its FP32 partial tile to
-    // partial + slice * m * n (column-major, ld = m) for splitk_reduce_kernel to sum.
+    // partial + slice * m * n (column-major, ld = m) for sum_slices_kernel (split_k.cuh) to add.
     int k_splits;
     int k_tiles_per_split;
     float* partial;
@@ -363,26 +364,6 @@ __device__ __forceinline__ void store_tile_fma(const Params<TIn, TOut>& p, int64
 }
 
 #endif // GEMMLAB_SM90A
-
-/// Split-K's second half: C = alpha * (sum of the slices' partials, slice 0 first) + beta * C,
-/// one thread per element. The fixed order makes the result the same bits on every run.
-template <class TOut>
-__global__ void __launch_bounds__(256)
-    splitk_reduce_kernel(const float* __restrict__ partial, int splits, int64_t m, int64_t n,
-                         float alpha, float beta, TOut* __restrict__ C, int64_t ldc) {
-#ifdef GEMMLAB_SM90A
-    const int64_t total = m * n;
-    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
-         idx += int64_t(gridDim.x) * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; ++s) sum += partial[s * total + idx];
-        TOut* c = C + idx % m + (idx / m) * ldc;
-        float v = alpha * sum;
-        if (beta != 0.0f) v += beta * float(*c);
-        *c = to_out<TOut>(v);
-    }
-#endif
-}
 
 /// The kernel. Template parameters fix the plan, the types and the op flags.
 template <class P, class TIn, class TOut, bool TransA, bool TransB>
@@ -699,7 +680,8 @@ int split_count(int64_t k, int splits, int& k_tiles_per_split) {
 
 /// Launches plan P's kernel for op flags TA, TB on maps and parameters the caller prepared
 /// (everything but the tile counts and the split, set here). splits > 1 (TMA plans): split-K,
-/// the slices' FP32 partials in a workspace, then splitk_reduce_kernel applies alpha and beta.
+/// the slices' FP32 partials in a workspace, then enqueue_sum_slices (split_k.cuh) adds them
+/// and applies alpha and beta.
 template <class P, class TIn, class TOut, bool TA, bool TB>
 void launch_kernel(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
                    Params<TIn, TOut> p, cudaStream_t stream, int splits = 1) {
@@ -734,14 +716,10 @@ void launch_kernel(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUt
     cfg.attrs = attr;
     cfg.numAttrs = P::kCluster > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
-    if (p.k_splits > 1) {
-        const int64_t total = p.m * p.n;
-        const int64_t cap = int64_t(current_device_caps().sm_count) * 8;
-        const unsigned blocks = unsigned(std::min<int64_t>(ceil_div(total, int64_t(256)), cap));
-        splitk_reduce_kernel<TOut><<<blocks, 256, 0, stream>>>(p.partial, p.k_splits, p.m, p.n,
-                                                               p.alpha, p.beta, p.C, p.ldc);
-        GEMMLAB_CHECK_LAUNCH();
-    }
+    if (p.k_splits > 1)
+        enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m, p.n,
+                                               p.alpha, p.beta, p.C, p.ldc,
+                                               current_device_caps().sm_count, stream);
 }
 
 /// Launches plan P on the 16-bit problem (which must be feedable), k cut into `splits` slices
