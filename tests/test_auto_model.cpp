@@ -70,9 +70,17 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 100, 7, 3, 1, "async_pipeline 64x64x8 s4", 1},
         {DataType::F32, Precision::Default, 64, 64, 128, 512, "tf32x3 64x64x32 w32x32 s4", 1},
         {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
-        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x256x32 s4 persistent", 16},
+        // Few tiles, long k: split-K on every path; on this one the pack step's two kernels
+        // (2 x kLaunchNs) outweigh wgmma's speed over mma.sync.
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
+        // Small: a single-kernel path (no pack step), split where 64 tiles leave SMs idle.
+        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x64x32 w32x32 s4", 2},
+        {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x64x32 w32x32 s4", 1},
         {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4 k16", 1},
-        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 128x64x16 w64x32 s4 k16", 1},
+        // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
+        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x64x16 w64x32 s4 k16", 2},
+        {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x64x16 w64x32 s4 k16", 8},
         {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
@@ -164,7 +172,8 @@ TEST(AutoModel, DeviceInputsRemoveWhatCannotRun) {
 }
 
 // The SM clock and count scale every candidate alike, so on a part that is an H100 at half the
-// clock the picks that do not depend on DRAM (no pack step, no split) stay.
+// clock the picks that depend neither on DRAM nor on fixed launch costs (no pack step, no split)
+// stay. 1000 x 1000 x 500 cannot split (k < 2 kMinSplitK); 4096^3 has no use for it.
 TEST(AutoModel, ClockScalesEveryCandidateAlike) {
     DeviceCaps slow = h100();
     slow.sm_clock_mhz = 990;
@@ -173,7 +182,7 @@ TEST(AutoModel, ClockScalesEveryCandidateAlike) {
     fast.dram_gbps = 0;
     for (int64_t size : {64, 256, 1000, 4096})
         for (DataType t : {DataType::F64, DataType::BF16}) {
-            const Problem p = problem(t, size, size, size);
+            const Problem p = problem(t, size, size, size == 1000 ? 500 : size);
             EXPECT_EQ(auto_choice(p, slow, nullptr).candidate, auto_choice(p, fast, nullptr).candidate)
                 << size;
         }

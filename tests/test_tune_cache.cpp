@@ -263,7 +263,7 @@ TEST(TuneCacheFile, AStaleKeyIgnoresTheWholeFile) {
 TEST(TuneCacheFile, BadEntriesAreIgnoredOneByOneWithOneWarning) {
     TuneFile f = good_file();
     f.entries.push_back(entry(TuneType::F32, 64, 64, 256, "no such candidate"));
-    f.entries.push_back(entry(TuneType::F32, 64, 128, 256, "warp_tile 64x64x8", 2));       // no split-K
+    f.entries.push_back(entry(TuneType::BF16, 64, 128, 256, "tma 128x128x64", 2));         // no split-K
     f.entries.push_back(entry(TuneType::BF16, 64, 128, 4096, "persistent 128x256x64 ws", 3)); // not a power
     f.entries.push_back(entry(TuneType::BF16, 64, 128, 1024, "persistent 128x256x64 ws", 32));
     f.entries.push_back(entry(TuneType::F32, 128, 64, 4096, "tf32 128x256x32 w64x64 s3")); // TF32 under f32

@@ -125,6 +125,45 @@ TEST(TuneGpu, ATunedSplitIsCutToTheCallsK) {
     else expect_auto_runs(cs, "mma_sync_f16 128x128x32 s4", 1, 1);
 }
 
+// Every option auto may take meets the bound, for every type key: each configuration of each
+// candidate list (a configuration the model picks only on some GPUs or shapes still runs when a
+// cache names it), whole and in every split (the CUDA-core, DMMA, TF32 and 3xTF32 ones through
+// split_k.cuh, the wgmma ones inside their kernel). k = 2083 leaves every split a ragged last
+// slice; m = 71 makes the partial buffers' padded columns matter; the two cases take different
+// op flags, layouts and betas (beta = 0 over a NaN-poisoned C).
+TEST(TuneGpu, EveryOptionMeetsTheBound) {
+    REQUIRE_GPU();
+    const detail::DeviceCaps caps = detail::current_device_caps();
+    const struct {
+        DType dtype;
+        Precision precision;
+        detail::TuneType key;
+    } types[] = {{DType::F32, Precision::Default, detail::TuneType::F32},
+                 {DType::F32, Precision::Tf32, detail::TuneType::F32Tf32},
+                 {DType::F64, Precision::Default, detail::TuneType::F64},
+                 {DType::BF16, Precision::Default, detail::TuneType::BF16},
+                 {DType::BF16_F32, Precision::Default, detail::TuneType::BF16F32},
+                 {DType::F16, Precision::Default, detail::TuneType::F16},
+                 {DType::F16_F32, Precision::Default, detail::TuneType::F16F32}};
+    int tried = 0, split = 0;
+    for (const auto& t : types) {
+        Case cases[] = {{t.dtype, Layout::RowMajor, Op::N, Op::T, {71, 45, 2083}, -1.25, 0.75, 0, FillKind::Uniform},
+                        {t.dtype, Layout::ColMajor, Op::T, Op::N, {45, 71, 2083}, 0.5, 0.0, 0, FillKind::Uniform}};
+        for (Case& cs : cases) {
+            cs.precision = t.precision;
+            for (const detail::AutoOption& o : detail::auto_options(t.key, cs.shape.m, cs.shape.n, cs.shape.k, caps)) {
+                SCOPED_TRACE(std::string(to_string(t.key)) + ": " + std::string(o.name) + " in " +
+                             std::to_string(o.splits) + " slices");
+                expect_auto_runs(cs, std::string(o.name).c_str(), o.splits, o.splits);
+                ++tried;
+                split += o.splits > 1;
+            }
+        }
+    }
+    EXPECT_GT(split, 0);
+    EXPECT_GT(tried, split);
+}
+
 // A stale cache (another SM clock): auto keeps its model, still within the bound; the warning
 // is one line, printed once per process (the first call here prints it unless an earlier test
 // in this process already warned).

@@ -26,9 +26,12 @@
 //
 //   time(config, s) = blocks on the busiest SM * 2 * tile area * k/s
 //                         / (flop_per_sm_cycle * SM clock * utilisation)
-//                     + (pack bytes * (m + n) * k + 8 * s * m * n [s > 1]) / DRAM bandwidth
-//   (both x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K configurations, each
-//   slice's tiles counted as blocks, each slice's FP32 partial written and read back once)
+//                     + (pack bytes * (m + n) * k + 2 * partial bytes * s * m * n [s > 1])
+//                         / DRAM bandwidth
+//                     + kLaunchNs * (extra launches + [s > 1])
+//   (the first two x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K
+//   configurations, one batch only, each slice's tiles counted as blocks, each slice's partial
+//   written and read back once in the accumulation type, and one more kernel to sum them)
 //
 // - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
 //   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
@@ -54,6 +57,8 @@
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
 //   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
 //   makes those rungs lose where m and n are small and k large.
+// - extra launches: the pack step's kernels (rungs 25-26) and split-K's sum, each a fixed cost
+//   (kLaunchNs, measured) that keeps small calls on single-kernel paths.
 // Before any of this, C of at most 32 x 32 with k <= 128 goes to rung 27 (kTinyMN below).
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
@@ -76,6 +81,7 @@
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
+#include "gemm/kernels/split_k.cuh"
 #include "gemm/kernels/tile_configs.hpp"
 #include "gemm/tune_cache.hpp"
 
@@ -171,8 +177,13 @@ struct CandidateFor {
     /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
     bool native_batch = true;
     /// The same configuration with k cut into slices (split-K), or nullptr: the model then
-    /// also weighs 2, 4, 8 and 16 slices of at least kMinSplitK.
+    /// also weighs 2, 4, 8 and 16 slices of at least kMinSplitK (one batch only).
     void (*launch_split)(const Args&, cudaStream_t, int splits) = nullptr;
+    /// Kernels and memsets a call enqueues before its GEMM kernel (the pack step of rungs
+    /// 25-26), each a fixed cost of kLaunchNs whatever the shape.
+    int extra_launches = 0;
+    /// Resident warps per SM that reach the listed rate; 0: the type's kSaturatingWarps.
+    int saturating_warps = 0;
 };
 
 template <class T>
@@ -186,30 +197,43 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 // -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
 // 64x64x8 128 x 128 -> 4. Rates: 4096^3 row-major NN GFLOP/s on an H200 (.perf/cfg_bench
 // sweep of 2026-11-22, a scratch harness outside the repository, median of 21).
+// Every one of them (and rungs 15-17 below) splits k by split_k.cuh: the slices a batch of
+// the configuration's own kernel. SPLIT(launcher) is the candidate's split form.
+#define SPLIT(...) &split_k_of<__VA_ARGS__>
+
 const Candidate<float> kFloatCudaCores[] = {
     {"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100), warp_tile_smem(128, 256, 16, 4),
-     &launch_warp_tile_cfg<Cfg128x256x16, float>},
+     &launch_warp_tile_cfg<Cfg128x256x16, float>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg128x256x16, float>, float)},
     {"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000), warp_tile_smem(128, 128, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x128x8, float>},
+     &launch_warp_tile_cfg<Cfg128x128x8, float>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg128x128x8, float>, float)},
     {"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900), warp_tile_smem(128, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x64x8, float>},
+     &launch_warp_tile_cfg<Cfg128x64x8, float>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg128x64x8, float>, float)},
     {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
      async_pipeline_smem(64, 64, 8, 4, 4),
-     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
+     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, false, 0, 0, true,
+     SPLIT(&launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, float)},
     {"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500), warp_tile_smem(64, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg64x64x8, float>},
+     &launch_warp_tile_cfg<Cfg64x64x8, float>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg64x64x8, float>, float)},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
     {"warp_tile 128x64x8", 128, 64, 4, 2, per_sm_cycle(23800), warp_tile_smem(128, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg128x64x8, double>},
+     &launch_warp_tile_cfg<Cfg128x64x8, double>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg128x64x8, double>, double)},
     {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, per_sm_cycle(23800),
      async_pipeline_smem(128, 64, 16, 3, 8),
-     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
+     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>, false, 0, 0, true,
+     SPLIT(&launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>, double)},
     {"warp_tile 128x128x16", 128, 128, 8, 1, per_sm_cycle(23500), warp_tile_smem(128, 128, 16, 8),
-     &launch_warp_tile_cfg<Cfg128x128x16, double>},
+     &launch_warp_tile_cfg<Cfg128x128x16, double>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg128x128x16, double>, double)},
     {"warp_tile 64x64x8", 64, 64, 4, 4, per_sm_cycle(21100), warp_tile_smem(64, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg64x64x8, double>},
+     &launch_warp_tile_cfg<Cfg64x64x8, double>, false, 0, 0, true,
+     SPLIT(&launch_warp_tile_cfg<Cfg64x64x8, double>, double)},
 };
 
 // ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
@@ -218,51 +242,67 @@ const Candidate<double> kDoubleCudaCores[] = {
 // configurations. The sweep of the documented run (docs/results/sweep-h100.log, gpu-check's
 // sweep step) gives each within 8% of these (all but one within 3%) and the same order.
 // Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
+// Saturation: one 4-warp DMMA block per SM does not keep the FP64 tensor cores busy. Measured
+// (H100, bench-mixed of 2026-11-23): 1024x1024x8192 runs 128 blocks of 128x64, one per SM, at
+// 38.7 TFLOP/s against 47.1 with two per SM (4096^3): 82%, what the model's linear utilisation
+// gives for 4 of 5 saturating warps.
+constexpr int kDmmaSaturatingWarps = 5;
 
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
      mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
-     false, 90},
+     false, 90, 0, true, SPLIT(&mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, double), 0,
+     kDmmaSaturatingWarps},
     // 2 blocks per SM measured in NN, where its shared memory (108 KB) lets two fit; its largest
     // variant (120 KB, both operands k-contiguous) holds one, which still saturates FP64.
     {"dmma 128x64x16 w64x32 s4 k16", 128, 64, 4, 2, per_sm_cycle(47100),
      mma_tile_smem(128, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>,
-     false, 90},
+     false, 90, 0, true, SPLIT(&mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>, double), 0,
+     kDmmaSaturatingWarps},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
      mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
-     false, 90},
+     false, 90, 0, true, SPLIT(&mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, double), 0,
+     kDmmaSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
     {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>,
+     false, 0, 0, true, SPLIT(&mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>, float)},
     {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>,
+     false, 0, 0, true, SPLIT(&mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>, float)},
 };
 
 const Candidate<float> kFloatTf32[] = {
     {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, per_sm_cycle(144500),
-     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
+     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>,
+     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>, float)},
     {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(116000),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>,
+     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>, float)},
     {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(82500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>,
+     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>, float)},
 };
+
+#undef SPLIT
 
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
 // Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
 // nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100,
-// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s). 3xTF32 packs two parts (big and small).
+// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s). 3xTF32 packs two parts (big and small). Extra
+// launches: the two pack kernels, and for 3xTF32 the memset of its range flags.
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, per_sm_cycle(118900),
      hopper_smem(128, 128, 3, 2, true), &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12,
-     /*native_batch=*/false, &launch_wgmma_tf32x3_split},
+     /*native_batch=*/false, &launch_wgmma_tf32x3_split, /*extra_launches=*/3},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
     {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, per_sm_cycle(307900),
      hopper_smem(128, 256, 4, 1, true), &launch_wgmma_tf32<float>, true, 0, /*pack_bytes=*/8,
-     /*native_batch=*/false, &launch_wgmma_tf32_split},
+     /*native_batch=*/false, &launch_wgmma_tf32_split, /*extra_launches=*/2},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -382,13 +422,33 @@ constexpr int kSaturatingWarps = 8;
 template <>
 constexpr int kSaturatingWarps<GemmArgs<double>> = 4;
 
-/// Blocks of `c` one SM of `caps` holds: the listed count, fewer where the device's shared
-/// memory per SM holds fewer; 0 when one block needs more shared memory than a block may opt in
-/// to there (it cannot launch). Unknown shared-memory sizes (0) leave the listed count.
+/// Bytes of one split-K partial element: the accumulation type (FP64 for double, FP32 else).
+template <class Args>
+constexpr double kPartialBytes = 4;
+template <>
+constexpr double kPartialBytes<GemmArgs<double>> = 8;
+
+/// The fixed cost of each kernel or memset a call enqueues beyond its GEMM kernel (the pack
+/// step, split-K's sum), in ns. Measured: `gemmlab tune` on the H100 (2026-11-23) timed rung 26
+/// at 64 x 64 x 64 at 25.5 us against 10.1 us for the CUDA cores' 64x64 tiles, both a few
+/// microseconds of GPU work: 15.4 us for its memset and two pack kernels, 5 us each, about the
+/// host's cost of one launch there (`gemmlab overhead`: 4.3 us). A host constant, not a device
+/// query: it is what keeps small calls off the multi-kernel paths.
+constexpr double kLaunchNs = 5000;
+
+/// Shared memory per SM of the GPUs the blocks-per-SM counts were measured on (sm_90).
+constexpr int kMeasuredSmemPerSm = 228 * 1024;
+
+/// Blocks of `c` one SM of `caps` holds: the listed count (measured on sm_90, row-major NN),
+/// fewer where the device's shared memory per SM is smaller and holds fewer of the largest
+/// variant; 0 when one block needs more shared memory than a block may opt in to there (it
+/// cannot launch). Unknown shared-memory sizes (0) leave the listed count. On sm_90 itself the
+/// measured count stands: DMMA 128x64's largest variant (120 KB, both operands k-contiguous)
+/// fits once per SM, its NN variant (108 KB) twice, and NN is what the rates were measured on.
 template <class Args>
 int resident_blocks(const CandidateFor<Args>& c, const DeviceCaps& caps) {
     if (caps.smem_per_block_optin > 0 && c.smem_bytes > caps.smem_per_block_optin) return 0;
-    if (caps.smem_per_sm <= 0) return c.blocks_per_sm;
+    if (caps.smem_per_sm <= 0 || caps.smem_per_sm >= kMeasuredSmemPerSm) return c.blocks_per_sm;
     const int by_smem = caps.smem_per_sm / (c.smem_bytes + caps.smem_reserved_per_block);
     return std::clamp(by_smem, 1, c.blocks_per_sm);
 }
@@ -410,9 +470,10 @@ double clock_ghz(const DeviceCaps& caps) {
 
 /// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the
 /// busiest SM's tiles at the configuration's per-SM rate at the device's clock, plus the pack
-/// step's DRAM traffic and split-K's partial sums (written and read back once, FP32) at the
-/// device's peak bandwidth. A batch is more tiles of the same grid (gridDim.z): the waves count
-/// tiles x batches x slices.
+/// step's DRAM traffic and split-K's partial sums (written and read back once, in the
+/// accumulation type) at the device's peak bandwidth, plus kLaunchNs per extra kernel (the
+/// pack step's, split-K's sum). A batch is more tiles of the same grid (gridDim.z): the waves
+/// count tiles x batches x slices.
 template <class Args>
 double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
                   int splits, const DeviceCaps& caps) {
@@ -420,13 +481,15 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, 
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
     const double warps = double(resident * c.warps);
-    const double util = warps >= kSaturatingWarps<Args> ? 1.0 : warps / kSaturatingWarps<Args>;
+    const double saturating = c.saturating_warps > 0 ? c.saturating_warps : kSaturatingWarps<Args>;
+    const double util = warps >= saturating ? 1.0 : warps / saturating;
     const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)));
     const double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
     double bytes = c.pack_bytes * double(m + n) * double(k);
-    if (splits > 1) bytes += 2.0 * 4.0 * double(splits) * double(m) * double(n);
+    if (splits > 1) bytes += 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n);
     const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
-    return compute_ns + memory_ns;
+    const double launch_ns = kLaunchNs * (c.extra_launches + (splits > 1 ? 1 : 0));
+    return compute_ns + memory_ns + launch_ns;
 }
 
 /// Calls f(index, candidate, splits) for every option of a call of m x n x k x batches at
@@ -442,7 +505,7 @@ void for_each_option(std::span<const CandidateGroup<Args>> groups, Precision pre
             const int this_index = index++;
             if (!admits(g.accuracy, precision, k) || !runs_on(c, caps, batches)) continue;
             for (int splits = 1; splits <= 16; splits *= 2) {
-                if (splits > 1 && (!c.launch_split || k / splits < kMinSplitK)) break;
+                if (splits > 1 && (!c.launch_split || batches > 1 || k / splits < kMinSplitK)) break;
                 f(this_index, c, splits);
             }
         }
