@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +23,7 @@
 
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
+#include "gemm/pointer_check.hpp"
 #include "gemmlab/gemmlab.hpp"
 
 namespace {
@@ -242,6 +244,48 @@ TEST(HostPathGpu, PointerChecksRunOnEveryCall) {
         EXPECT_NE(std::string(gemmlab::last_error()).find("B is a host pointer"), std::string::npos)
             << gemmlab::last_error();
     }
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// The driver query gemm makes (pointer_place) classifies every kind of memory as the runtime's
+// cudaPointerGetAttributes does, on the calling thread and on a new thread that has made no CUDA
+// call yet (no current context: the driver may not know the pointer there, and the runtime
+// must settle it).
+TEST(HostPathGpu, PointerChecksAgreeWithTheRuntime) {
+    REQUIRE_GPU();
+    namespace d = gemmlab::detail;
+    int device = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+    gemmlab::DeviceBuffer<float> dev(64);
+    void *pinned = nullptr, *managed = nullptr, *pooled = nullptr;
+    GEMMLAB_CUDA_CHECK(cudaMallocHost(&pinned, 256));
+    GEMMLAB_CUDA_CHECK(cudaMallocManaged(&managed, 256));
+    GEMMLAB_CUDA_CHECK(cudaMallocAsync(&pooled, 256, nullptr));
+    GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    std::vector<float> pageable(64);
+    const struct {
+        const char* what;
+        const void* p;
+        d::PointerPlace::Kind expected;
+    } cases[] = {{"cudaMalloc", dev.get() + 3, d::PointerPlace::Usable},
+                 {"cudaMallocHost", pinned, d::PointerPlace::Usable},
+                 {"cudaMallocManaged", managed, d::PointerPlace::Usable},
+                 {"cudaMallocAsync", pooled, d::PointerPlace::Usable},
+                 {"std::vector", pageable.data(), d::PointerPlace::Host}};
+    const auto check_all = [&](const char* where) {
+        for (const auto& c : cases) {
+            EXPECT_EQ(d::pointer_place(c.p, device).kind, c.expected) << c.what << " " << where;
+            EXPECT_EQ(d::pointer_place_runtime(c.p, device).kind, c.expected) << c.what << " " << where;
+        }
+    };
+    check_all("(this thread)");
+    std::thread([&] {
+        GEMMLAB_CUDA_CHECK(cudaSetDevice(device)); // sets the device, makes no context current
+        check_all("(new thread)");
+    }).join();
+    GEMMLAB_CUDA_CHECK(cudaFreeAsync(pooled, nullptr));
+    GEMMLAB_CUDA_CHECK(cudaFree(managed));
+    GEMMLAB_CUDA_CHECK(cudaFreeHost(pinned));
     GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

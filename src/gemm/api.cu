@@ -10,9 +10,10 @@
 //     rung table comparing string_views (no std::string built per rung);
 //   - the device count: queried once per process (visible_device_count_cached below);
 //   - cudaGetDevice: per call, since the current device is per-thread state the caller may change;
-//   - cudaPointerGetAttributes for C and, when they are read, A and B (a pointer passed twice is
-//     checked once): per call, because no cache of it can be kept correct, as memory is freed and
-//     its addresses reused by host allocations or by another device's behind the library's back;
+//   - a pointer query for C and, when they are read, A and B (a pointer passed twice is checked
+//     once; gemm/pointer_check.hpp, one driver call each): per call, because no cache of it can
+//     be kept correct, as memory is freed and its addresses reused by host allocations or by
+//     another device's behind the library's back;
 //   - the launch: auto's pick (a few multiplies per candidate, caps cached per device) or the
 //     rung's launcher; cuBLAS borrows a pooled handle (a mutex and a map lookup, far below
 //     cuBLAS's own cost per call); a rung that needs scratch memory takes it from the per-device
@@ -30,6 +31,7 @@
 #include "gemm/element.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/pointer_check.hpp"
 #include "gemm/registry.hpp"
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
@@ -238,21 +240,21 @@ int visible_device_count_cached() {
 }
 
 /// Rejects pointers the GPU cannot dereference: plain host memory (unregistered) and memory of
-/// another device.
+/// another device (gemm/pointer_check.hpp).
 Status check_device_pointer(const char* name, const void* p, int device) {
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError();
-        return fail(Status::NotDevicePointer, std::string(name) + " is not a pointer CUDA knows");
-    }
-    if (attr.type == cudaMemoryTypeUnregistered || attr.devicePointer == nullptr)
+    const detail::PointerPlace place = detail::pointer_place(p, device);
+    switch (place.kind) {
+    case detail::PointerPlace::Usable: return Status::Success;
+    case detail::PointerPlace::Host:
         return fail(Status::NotDevicePointer,
                     std::string(name) + " is a host pointer; gemm needs device memory (cudaMalloc)");
-    if (attr.type == cudaMemoryTypeDevice && attr.device != device)
+    case detail::PointerPlace::OtherDevice:
         return fail(Status::NotDevicePointer, std::string(name) + " lives on device " +
-                                                  std::to_string(attr.device) + " but the current device is " +
-                                                  std::to_string(device));
-    return Status::Success;
+                                                  std::to_string(place.owner) +
+                                                  " but the current device is " + std::to_string(device));
+    case detail::PointerPlace::QueryFailed: break;
+    }
+    return fail(Status::NotDevicePointer, std::string(name) + " is not a pointer CUDA knows");
 }
 
 // C = beta * C for the k == 0 / alpha == 0 cases; beta == 0 writes zeros without reading C.

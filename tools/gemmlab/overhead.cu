@@ -24,6 +24,8 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "common/progress.hpp"
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/pointer_check.hpp"
 #include "gemmlab/overhead.hpp"
 
 namespace gemmlab::cli {
@@ -31,6 +33,12 @@ namespace gemmlab::cli {
 namespace {
 
 __global__ void overhead_empty_kernel() {}
+
+/// As many parameter bytes as a gemm kernel takes (operands, batch strides, count: 120-144).
+struct ParameterBlock {
+    unsigned char bytes[128];
+};
+__global__ void overhead_parameter_kernel(ParameterBlock) {}
 
 using Clock = std::chrono::steady_clock;
 
@@ -142,12 +150,26 @@ std::vector<EnqueueRow> measure_enqueue(DType dt, const OverheadConfig& c, uint6
                         if (problem.validate(auto_options) != Status::Success)
                             throw CudaFailure(std::string("validate_gemm: ") + last_error());
                     }});
-    rows.push_back({"part: cudaGetDevice + 3 pointer queries", "", [p = normalized] {
-                        int device = 0;
-                        GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-                        cudaPointerAttributes attr{};
-                        for (const void* ptr : {static_cast<const void*>(p.C), p.A, p.B})
-                            GEMMLAB_CUDA_CHECK(cudaPointerGetAttributes(&attr, ptr));
+    // The pointer checks as gemm makes them (driver query), and through the runtime's
+    // cudaPointerGetAttributes, which they replaced: both rows, so the choice stays measured.
+    const auto pointer_part = [p = normalized](detail::PointerPlace (*place)(const void*, int)) {
+        return [p, place] {
+            int device = 0;
+            GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+            for (const void* ptr : {static_cast<const void*>(p.C), p.A, p.B})
+                if (place(ptr, device).kind != detail::PointerPlace::Usable)
+                    throw CudaFailure("gemmlab overhead: a device pointer was not recognised");
+        };
+    };
+    rows.push_back({"part: cudaGetDevice + 3 pointer checks", "", pointer_part(&detail::pointer_place)});
+    rows.push_back({"part: same via cudaPointerGetAttributes", "",
+                    pointer_part(&detail::pointer_place_runtime)});
+    // What the launch itself costs: auto's pick and launch with no API checks before it, and an
+    // empty kernel taking a parameter block the size of a gemm kernel's.
+    rows.push_back({"part: auto's launch alone", "", [p = normalized, s] { detail::launch_auto(p, s); }});
+    rows.push_back({"part: empty kernel, 128-byte parameter", "", [s] {
+                        overhead_parameter_kernel<<<1, 32, 0, s>>>(ParameterBlock{});
+                        GEMMLAB_CHECK_LAUNCH();
                     }});
     for (const auto& k : gemmlab_kernels(c, dt)) rows.push_back(gemmlab_contender(problem, k, s));
     rows.push_back({DirectCublas::label(dt), "", [&blas, p = normalized] { blas.call(p); }});

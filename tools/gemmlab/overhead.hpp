@@ -5,7 +5,7 @@
 // Two tables per type:
 // - enqueue: N calls at 1x1x1 back to back on one stream, no synchronization, timed on the host
 //   (steady_clock) around the loop alone: microseconds per call and calls per second, next to an
-//   empty-kernel launch, the pieces of gemm's own host path (validation, the pointer queries),
+//   empty-kernel launch, the pieces of gemm's own host path (validation, the pointer checks),
 //   rung 0 (cuBLAS through gemmlab) and cuBLAS called directly;
 // - latency: one call + cudaStreamSynchronize, timed on the host, median over many repetitions
 //   after warm-up, at 16^3 .. 512^3, each gemmlab kernel beside cuBLAS called directly, with
