@@ -86,7 +86,8 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
         {DataType::BF16, Precision::Default, 1024, 1024, 1024, 1, "tma 128x128x64", 1},
         {DataType::BF16, Precision::Default, 512, 512, 16384, 1, "persistent 128x256x64 ws", 16},
-        {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 128x128x32 s4", 1},
+        // A batch of 64 x 64 products: one 64x64 tile each, not a quarter-used 128x128 one.
+        {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 64x64x32 s4", 1},
     };
     for (const Pinned& x : pinned) {
         const Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);

@@ -323,6 +323,11 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          &launch_tma<TIn, TOut>, true, 0, 0, false},
         {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, per_sm_cycle(339000),
          mma_sync_f16_smem(128, 128, 32, 4), &launch_mma_sync_f16<TIn, TOut>, false},
+        // For batches of small products. Rate: `gemmlab_tile_sweep --sizes 4096 --only
+        // mma_sync_f16` on the H100, 2026-11-23; 5 blocks per SM (94 registers x 128 threads).
+        {"mma_sync_f16 64x64x32 s4", 64, 64, 4, 5, per_sm_cycle(250200),
+         mma_sync_f16_smem(64, 64, 32, 4),
+         &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>, false},
         {"half_simt 64x64x16", 64, 64, 8, 4, per_sm_cycle(17100), half_simt_smem(64, 64, 16),
          &launch_half_simt<TIn, TOut>, false},
     };

@@ -1,4 +1,4 @@
-// gemmlab_tile_sweep: times every tile configuration of the block-tiled rungs (13-17) on a few
+// gemmlab_tile_sweep: times every tile configuration of the block-tiled rungs (13-17, 19) on a few
 // shapes beside cuBLAS, in one run, so that the configurations `auto` chooses among and the
 // rates its model uses (src/gemm/auto_select.cu) come from a command anyone can rerun:
 //   build/device/gemmlab_tile_sweep [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N]
@@ -12,12 +12,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/fill.hpp"
 #include "common/timing.hpp"
+#include "gemm/element.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
@@ -27,11 +29,33 @@ namespace {
 using namespace gemmlab;
 using namespace gemmlab::detail;
 
+/// The launcher and arguments of element type T: GemmArgs for float and double, HalfArgs with
+/// C in the input type for BF16 (alpha and beta in float).
+template <class T>
+struct Typed {
+    using Args = GemmArgs<T>;
+    using Launch = Launcher<T>;
+    using Scalar = T;
+};
+template <>
+struct Typed<__nv_bfloat16> {
+    using Args = HalfArgs<__nv_bfloat16, __nv_bfloat16>;
+    using Launch = HalfLauncher<__nv_bfloat16, __nv_bfloat16>;
+    using Scalar = float;
+};
+
 template <class T>
 struct Config {
     const char* name;
-    Launcher<T> launch;
+    typename Typed<T>::Launch launch;
 };
+
+template <class T>
+constexpr DataType data_type() {
+    if constexpr (std::is_same_v<T, float>) return DataType::F32;
+    else if constexpr (std::is_same_v<T, double>) return DataType::F64;
+    else return DataType::BF16;
+}
 
 const Config<double> kDouble[] = {
     {"dmma 128x128x16 w64x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>},
@@ -52,6 +76,13 @@ const Config<float> kFloat[] = {
     {"tf32 128x128x32 w64x32 s3", &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32 64x64x32 w32x32 s4", &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
     {"warp_tile 128x256x16", &launch_warp_tile_cfg<Cfg128x256x16, float>},
+};
+
+// Rung 19's configurations (bf16 in and out): the natively batched half-precision candidates.
+const Config<__nv_bfloat16> kBf16[] = {
+    {"mma_sync_f16 128x128x32 s4", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x128w64x32s4b2<32>>},
+    {"mma_sync_f16 128x256x32 s3", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x256w64x64s3<32>>},
+    {"mma_sync_f16 64x64x32 s4", &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
 struct Shape {
@@ -91,10 +122,13 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
     fill_random(A.get(), A.size(), seed, FillKind::Uniform, stream.get());
     fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform, stream.get());
     // Row-major NN as the bench runs it: column-major C^T = B^T A^T, i.e. (n, m, k) with B first.
-    const GemmArgs<T> g{s.n, s.m, s.k, T(1), B.get(), s.n, false, A.get(), s.k, false, T(0), C.get(), s.n};
-    GemmArgs<T> gr = g;
+    using Scalar = typename Typed<T>::Scalar;
+    const typename Typed<T>::Args g{s.n, s.m, s.k, Scalar(1), B.get(), s.n, false, A.get(), s.k, false,
+                                    Scalar(0), C.get(), s.n};
+    auto gr = g;
     gr.C = R.get();
-    const DataType type = sizeof(T) == 4 ? DataType::F32 : DataType::F64;
+    const DataType type = data_type<T>();
+    const char* const type_name = to_string(type);
     Problem pr{type, type, Precision::Default, gr.m, gr.n, gr.k,
                1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc};
     TimingPolicy policy;
@@ -107,8 +141,8 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
     GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     R.copy_to_host(ref.data(), ref.size());
     double ref_max = 0;
-    for (T v : ref) ref_max = std::fmax(ref_max, std::fabs(double(v)));
-    std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", sizeof(T) == 4 ? "f32" : "f64",
+    for (T v : ref) ref_max = std::fmax(ref_max, std::fabs(to_double(v)));
+    std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", type_name,
                 (long long)s.m, (long long)s.n, (long long)s.k, cub.median_ms, flop / (cub.median_ms * 1e6), 100.0);
     for (const auto& c : configs) {
         if (std::string(c.name).find(only) == std::string::npos) continue;
@@ -117,11 +151,11 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         C.copy_to_host(got.data(), got.size());
         double diff = 0;
-        for (size_t i = 0; i < got.size(); ++i) diff = std::fmax(diff, std::fabs(double(got[i]) - double(ref[i])));
+        for (size_t i = 0; i < got.size(); ++i) diff = std::fmax(diff, std::fabs(to_double(got[i]) - to_double(ref[i])));
         if (!(diff == diff)) diff = INFINITY; // NaN: unwritten elements
         const TimingStats t = time_device_work([&](cudaStream_t st) { c.launch(g, st); }, stream.get(), policy);
         std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n", c.name,
-                    sizeof(T) == 4 ? "f32" : "f64", (long long)s.m, (long long)s.n, (long long)s.k, t.median_ms,
+                    type_name, (long long)s.m, (long long)s.n, (long long)s.k, t.median_ms,
                     flop / (t.median_ms * 1e6), 100.0 * cub.median_ms / t.median_ms, diff / ref_max);
     }
 }
@@ -149,6 +183,7 @@ int main(int argc, char** argv) {
         for (const Shape& s : parse(sizes, shapes)) {
             sweep(kDouble, s, reps, seed += 2, only);
             sweep(kFloat, s, reps, seed += 2, only);
+            sweep(kBf16, s, reps, seed += 2, only);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gemmlab_tile_sweep: %s\n", e.what());

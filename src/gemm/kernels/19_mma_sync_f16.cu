@@ -443,7 +443,9 @@ void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) 
 }
 
 // The configurations that exist (mma_configs.hpp names them): the default, 128x128 with two
-// blocks per SM (<= 128 registers), and 128x256 with one (twice the MMAs per ldmatrix of B).
+// blocks per SM (<= 128 registers), 128x256 with one (twice the MMAs per ldmatrix of B), and
+// 64x64 with four warps, for batches of small products (a 64 x 64 C is one tile, not a quarter
+// of one).
 #define GEMMLAB_F16_CFG(Cfg)                                                                        \
     template void launch_mma_sync_f16_cfg<Cfg>(const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t); \
     template void launch_mma_sync_f16_cfg<Cfg>(const HalfArgs<__nv_bfloat16, float>&, cudaStream_t);         \
@@ -451,6 +453,7 @@ void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) 
     template void launch_mma_sync_f16_cfg<Cfg>(const HalfArgs<__half, float>&, cudaStream_t);
 GEMMLAB_F16_CFG(Cfg128x128w64x32s4b2<32>)
 GEMMLAB_F16_CFG(Cfg128x256w64x64s3<32>)
+GEMMLAB_F16_CFG(Cfg64x64w32x32s4<32>)
 #undef GEMMLAB_F16_CFG
 
 } // namespace mma
