@@ -33,7 +33,8 @@
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
 #   BENCH_ARGS adds options to the bench step; SANITIZER_TIMEOUT (s) bounds each sanitizer run and
-#   SANITIZER_KERNELS (default all) picks the rungs it checks; CTEST_JOBS (default 1) runs tests side by side.
+#   SANITIZER_KERNELS (default all) picks the rungs it checks; CTEST_JOBS (default 1) runs tests side by side;
+#   CTEST_REGEX picks tests by name (ctest -R).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,7 +88,9 @@ for step in "${steps[@]}"; do
         echo "   (skipping find_package_consumer: $cmake_cmd is not on this machine)" | tee -a "$out/gpu-check.log"
         exclude=(-E find_package_consumer)
       fi
-      run_step tests "$out/ctest.log" ctest --test-dir "$build" --output-on-failure -j"${CTEST_JOBS:-1}" "${exclude[@]}"
+      # CTEST_REGEX (default: every test) narrows the run to the tests a change touches.
+      run_step tests "$out/ctest.log" ctest --test-dir "$build" --output-on-failure -j"${CTEST_JOBS:-1}" \
+        "${exclude[@]}" ${CTEST_REGEX:+-R "$CTEST_REGEX"}
       summary_lines+=("tests:     $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)")
       ;;
     verify)
