@@ -2,7 +2,9 @@
 // gridDim.y's 65535 move to gridDim.x, every block finds its own tile, and shapes no grid holds
 // are refused rather than launched wrong. CPU only.
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -89,3 +91,26 @@ TEST(TileGrid, RefusesWhatNoGridHolds) {
 }
 
 } // namespace
+
+// Grouped rasters (rungs 15-17's large tiles): every tile taken exactly once whatever the group
+// and grid (a last group narrower than the others included), the first `group` blocks run down
+// x, and a group as wide as the grid is the plain raster.
+TEST(TileGrid, GroupedRasterIsABijection) {
+    using gemmlab::detail::grouped_tile_of_block;
+    for (int64_t group : {1, 2, 16, 64})
+        for (auto [nx, ny] : {std::pair<int64_t, int64_t>{1, 1}, {5, 3}, {16, 7}, {33, 65}, {64, 2}}) {
+            std::vector<int> seen(size_t(nx * ny), 0);
+            for (int64_t by = 0; by < ny; ++by)
+                for (int64_t bx = 0; bx < nx; ++bx) {
+                    int64_t tx = -1, ty = -1;
+                    grouped_tile_of_block(group, nx, ny, bx, by, tx, ty);
+                    ASSERT_TRUE(tx >= 0 && tx < nx && ty >= 0 && ty < ny) << group << " " << nx << "x" << ny;
+                    ++seen[size_t(tx + ty * nx)];
+                    if (group >= nx) EXPECT_TRUE(tx == bx && ty == by);
+                }
+            for (int count : seen) EXPECT_EQ(count, 1) << group << " " << nx << "x" << ny;
+            int64_t tx = 0, ty = 0;
+            grouped_tile_of_block(group, nx, ny, std::min(group, nx) - 1, 0, tx, ty);
+            EXPECT_EQ(ty, 0) << "the first group's first blocks run down x";
+        }
+}

@@ -124,7 +124,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
     const WarpFragments<K> frags(warp_m * Cfg::WM, warp_n * Cfg::WN, lane);
     int64_t row0, col0;
-    tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
+    if constexpr (Cfg::kGroupM > 1)
+        tile::grouped_block_tile_origin<Cfg::kGroupM>(swapped, Cfg::BM, Cfg::BN, row0, col0);
+    else
+        tile::block_tile_origin(swapped, Cfg::BM, Cfg::BN, row0, col0);
 
     typename K::TileA::Loader load_a(batch_a(g, batch), g.lda, g.m, row0, tid); // this block's batch
     typename K::TileB::Loader load_b(batch_b(g, batch), g.ldb, g.n, col0, tid);

@@ -352,6 +352,20 @@ __device__ __forceinline__ void block_tile_origin(bool swapped, int bm, int bn, 
     col = tile_n * bn;
 }
 
+/// As block_tile_origin, with the blocks taking their tiles in groups of G rows of the launch's
+/// x dimension (G x all of y, x fastest inside a group) instead of row by row: the blocks that
+/// run at once then cover a G x (resident / G) patch of C and read G x-panels and as many
+/// y-panels, where a plain raster reads every x-panel for a few y-panels. A bijection of the
+/// grid onto itself (the last group is narrower), so every tile is still computed once.
+template <int64_t G>
+__device__ __forceinline__ void grouped_block_tile_origin(bool swapped, int bm, int bn,
+                                                          int64_t& row, int64_t& col) {
+    int64_t bx, by;
+    grouped_tile_of_block(G, gridDim.x, gridDim.y, blockIdx.x, blockIdx.y, bx, by);
+    row = (swapped ? by : bx) * bm;
+    col = (swapped ? bx : by) * bn;
+}
+
 /// True when the vector paths may be used: every base pointer 16-byte aligned and every
 /// leading dimension (and batch stride) a multiple of the vector width.
 template <class T>

@@ -48,6 +48,20 @@ constexpr void tile_of_block(bool swapped, uint32_t block_x, uint32_t block_y, i
     tile_y = swapped ? block_x : block_y;
 }
 
+/// The tile (tile_x, tile_y) that block (block_x, block_y) of an nx x ny grid takes when blocks
+/// go in groups of `group` x-rows: the block's linear index (x fastest) runs down `group` rows of
+/// x, then to the next y, and the next group starts after group x ny blocks (the last group is
+/// narrower). A bijection of the grid onto itself; a group of nx or more is the plain raster.
+constexpr void grouped_tile_of_block(int64_t group, int64_t nx, int64_t ny, int64_t block_x,
+                                     int64_t block_y, int64_t& tile_x, int64_t& tile_y) {
+    const int64_t linear = block_x + block_y * nx;
+    const int64_t first = linear / (group * ny) * group;
+    const int64_t width = nx - first < group ? nx - first : group;
+    const int64_t in_group = linear - first * ny;
+    tile_x = first + in_group % width;
+    tile_y = in_group / width;
+}
+
 #ifdef __CUDACC__
 /// This block's tile along the rung's x and y dimensions; call once at kernel entry with the
 /// launch's TileGrid::swapped.
