@@ -17,6 +17,7 @@
 // Seeds: none (sm_90 hardware); the subject of seed 000 (DGEMM) on the unit that now does it.
 
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/device_caps.hpp"
 #include "gemm/kernels/mma_tile.cuh"
 
 namespace gemmlab::detail {
@@ -64,13 +65,44 @@ template void launch_dmma_cfg<Cfg64x64w32x32s4<16>, 16>(const GemmArgs<double>&,
 template void launch_dmma_cfg<Cfg128x64w64x32s3<32>, 16>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_cfg<Cfg64x128w32x64s4<16>, 16>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_cfg<Cfg64x64w32x32s4b3<16>, 16>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_cfg<Cfg128x64w64x32s4g16<16>, 16>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_cfg<Cfg128x64w64x32s3g16<16>, 16>(const GemmArgs<double>&, cudaStream_t);
+
+/// Shared memory of one block of Cfg for the call's op flags (a k-contiguous operand's tile is
+/// padded along k, an mn-contiguous one's along mn: mma_tile.cuh).
+template <class Cfg>
+int dmma_smem_bytes(bool trans_a, bool trans_b) {
+    using M = DmmaMath<16>;
+    if (trans_a)
+        return trans_b ? MmaKernel<Cfg, M, true, true, true>::kSmemBytes
+                       : MmaKernel<Cfg, M, true, false, true>::kSmemBytes;
+    return trans_b ? MmaKernel<Cfg, M, false, true, true>::kSmemBytes
+                   : MmaKernel<Cfg, M, false, false, true>::kSmemBytes;
+}
+
+// One 4-warp DMMA block per SM leaves the FP64 tensor cores about a fifth idle (auto_select.cu,
+// kDmmaSaturatingWarps); two keep them busy. Four stages of 128x64x16 take 102-123 KB by op
+// flags, and only the two layouts with an mn-contiguous op(B) fit twice in sm_90's 228 KB:
+// with op(B) k-contiguous (row-major NT and TT) the ring was one block per SM, 0.66-0.73x
+// cuBLAS at 2048-8192 (H100, 2026-11-23) against 0.87-0.98x in NN and TN. Three stages
+// (77-92 KB) fit twice in every layout.
+void launch_dmma_128x64(const GemmArgs<double>& g, cudaStream_t stream) {
+    const DeviceCaps caps = current_device_caps();
+    const int four = dmma_smem_bytes<Cfg128x64w64x32s4g16<16>>(g.trans_a, g.trans_b);
+    if (2 * (four + caps.smem_reserved_per_block) <= caps.smem_per_sm)
+        launch_dmma_cfg<Cfg128x64w64x32s4g16<16>, 16>(g, stream);
+    else
+        launch_dmma_cfg<Cfg128x64w64x32s3g16<16>, 16>(g, stream);
+}
 
 } // namespace mma
 
-// The registry row runs the configuration measured fastest (docs/ladder.md).
+// The registry row runs the configuration measured fastest (docs/ladder.md): 128x64 tiles
+// taken in groups of 16 tile rows, which keeps the operand panels of the blocks running at once
+// in L2 at large sizes, with as many stages as let two blocks share an SM.
 template <class T>
 void launch_dmma(const GemmArgs<T>& g, cudaStream_t stream) {
-    mma::launch_dmma_cfg<mma::Cfg128x64w64x32s4<16>, 16>(g, stream);
+    mma::launch_dmma_128x64(g, stream);
 }
 
 template void launch_dmma<double>(const GemmArgs<double>&, cudaStream_t);

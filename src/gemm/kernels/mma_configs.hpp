@@ -12,13 +12,16 @@ namespace gemmlab::detail::mma {
 
 /// Block tile (BM, BN, BK) cut into (WM, WN) warp tiles, each a (WM / 16) x (WN / 8) grid of
 /// m16n8 MMA tiles; Stages shared buffers in the cp.async ring; MinBlocks resident blocks per SM
-/// asked of the register allocator (__launch_bounds__).
-template <class Block, class Warp, int Stages, int MinBlocks = 1>
+/// asked of the register allocator (__launch_bounds__); GroupM > 1: blocks take their tiles in
+/// groups of GroupM tile rows (tile::grouped_block_tile_origin), so that the blocks running at
+/// once share operand panels in L2.
+template <class Block, class Warp, int Stages, int MinBlocks = 1, int GroupM = 1>
 struct MmaConfig {
     static constexpr int BM = Block::kM, BN = Block::kN, BK = Block::kK;
     static constexpr int WM = Warp::kM, WN = Warp::kN;
     static constexpr int kStages = Stages;
     static constexpr int kMinBlocks = MinBlocks;
+    static constexpr int kGroupM = GroupM;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
     static constexpr int kTilesM = WM / 16; // m16 row tiles per warp
@@ -30,7 +33,7 @@ struct MmaConfig {
 };
 
 // ----------------------------------------------------------------------- the configurations
-// Names: block tile, "w" warp tile, "s" stages.
+// Names: block tile, "w" warp tile, "s" stages, "g" tile rows per raster group.
 
 /// 128x128, 8 warps of 64x32, 3 stages.
 template <int BK>
@@ -47,6 +50,12 @@ using Cfg128x256w64x64s3 = MmaConfig<GemmShape<128, 256, BK>, GemmShape<64, 64, 
 /// 128x64, 4 warps of 64x32, 4 stages, 2 blocks per SM.
 template <int BK>
 using Cfg128x64w64x32s4 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 4, 2>;
+
+/// Cfg128x64w64x32s4 taking its tiles in groups of 16 tile rows, and its 3-stage twin.
+template <int BK>
+using Cfg128x64w64x32s4g16 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 4, 2, 16>;
+template <int BK>
+using Cfg128x64w64x32s3g16 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 3, 2, 16>;
 /// 128x64, 4 warps of 64x32, 3 stages, 2 blocks per SM (with a 32-deep k tile: half the barriers).
 template <int BK>
 using Cfg128x64w64x32s3 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 3, 2>;
@@ -78,6 +87,9 @@ inline constexpr uint32_t kTf32x3LargestBits = 0x7E800000u;  // 2^126: biased ex
 /// 19_mma_sync_f16.cu). Rung 15 takes the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
 template <class Cfg, int MmaK>
 void launch_dmma_cfg(const GemmArgs<double>& args, cudaStream_t stream);
+/// Rung 15's 128x64 tiles in groups of 16 rows, 4 stages where two such blocks fit in an SM's
+/// shared memory for the call's op flags, else 3 (15_dmma.cu says why).
+void launch_dmma_128x64(const GemmArgs<double>& args, cudaStream_t stream);
 template <class Cfg>
 void launch_tf32_cfg(const GemmArgs<float>& args, cudaStream_t stream);
 template <class Cfg>
