@@ -7,6 +7,13 @@ import math
 import sys
 
 
+def label(r):
+    """MxNxK[@batch] [op]: the row's shape, its batch when strided batched, its op flags."""
+    batch = r.get("batch", 1)  # strided batched rows (files before it have none)
+    shape = f"{r['m']}x{r['n']}x{r['k']}" + (f"@{batch}" if batch != 1 else "")
+    return shape + (f" {r['op']}" if r.get("op") else "")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -22,10 +29,15 @@ def main():
             ratios = [r["pct_cublas"] / 100 for r in rs]
             geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
             worst = min(rs, key=lambda r: r["pct_cublas"])
-            batch = worst.get("batch", 1)  # strided batched rows (files before it have none)
-            shape = f"{worst['m']}x{worst['n']}x{worst['k']}" + (f"@{batch}" if batch != 1 else "")
-            print(f"geomean {kernel} {dtype} {precision}: {geo:.3f}x cuBLAS over {len(rs)} shapes; "
-                  f"worst {shape} {worst['pct_cublas'] / 100:.3f}x")
+            line = (f"geomean {kernel} {dtype} {precision}: {geo:.3f}x cuBLAS over {len(rs)} shapes; "
+                    f"worst {label(worst)} {worst['pct_cublas'] / 100:.3f}x")
+            # Issue 10's large-k rule: m n <= 1024^2 and k >= 8192, one batch.
+            large_k = [r for r in rs if r["m"] * r["n"] <= 1024 * 1024 and r["k"] >= 8192
+                       and r.get("batch", 1) == 1]
+            if large_k:
+                lk = min(large_k, key=lambda r: r["pct_cublas"])
+                line += f"; large k: {len(large_k)} rows, worst {label(lk)} {lk['pct_cublas'] / 100:.3f}x"
+            print(line)
     if failed:
         print(f"{len(failed)} rows FAILED their check")
         sys.exit(1)

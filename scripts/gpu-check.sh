@@ -57,8 +57,10 @@ if [[ ! -x "$gemmlab" ]]; then
   exit 1
 fi
 
-# The mixed-shape set of docs/ladder.md: squares 512-8192, odd sizes, skinny, large k.
-MIXED_SHAPES=${MIXED_SHAPES:-512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,1000x1000x1000,4095x4097x1023,8192x256x4096,256x8192x4096,6144x1536x2048,512x512x16384,1024x1024x8192}
+# The mixed-shape set of docs/ladder.md: squares 128-8192, odd sizes, skinny, large k, each in
+# the four op combinations (MIXED_OPS).
+MIXED_OPS=${MIXED_OPS:-all}
+MIXED_SHAPES=${MIXED_SHAPES:-128x128x128,256x256x256,512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,1000x1000x1000,4095x4097x1023,8192x256x4096,256x8192x4096,6144x1536x2048,512x512x16384,1024x1024x8192}
 
 declare -A result
 summary_lines=()
@@ -130,7 +132,7 @@ for step in "${steps[@]}"; do
     bench-half-mixed)
       run_step bench-half-mixed "$out/bench-half-mixed.log" bash -c "\
         $gemmlab bench --dtype bf16,f16 --kernels cublas,auto --reps 5 --min-time 50 \
-          --shapes $MIXED_SHAPES --json $out/bench-half-mixed.json \
+          --shapes $MIXED_SHAPES --op $MIXED_OPS --json $out/bench-half-mixed.json \
         && python3 scripts/geomean.py $out/bench-half-mixed.json"
       summary_lines+=("bench-half-mixed: $(grep -E '^geomean' "$out/bench-half-mixed.log" | tr '\n' ';')")
       ;;
@@ -162,7 +164,7 @@ for step in "${steps[@]}"; do
     bench-mixed)
       run_step bench-mixed "$out/bench-mixed.log" bash -c "\
         $gemmlab bench --dtype f64,f32 --kernels cublas,auto --reps 5 --min-time 50 \
-          --shapes $MIXED_SHAPES --json $out/bench-mixed.json \
+          --shapes $MIXED_SHAPES --op $MIXED_OPS --json $out/bench-mixed.json \
         && python3 scripts/geomean.py $out/bench-mixed.json"
       summary_lines+=("bench-mixed: $(grep -E '^geomean' "$out/bench-mixed.log" | tr '\n' ';')")
       ;;
