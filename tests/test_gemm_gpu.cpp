@@ -16,6 +16,7 @@
 #include "gemm/reference/check.hpp"
 #include "gemmlab/bench_core.hpp"
 #include "gemmlab/gemmlab.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -24,11 +25,6 @@ using cli::Case;
 using cli::DType;
 using cli::DeviceProblem;
 using cli::ReferenceSource;
-
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
-    } while (0)
 
 std::vector<std::string> all_kernels() {
     std::vector<std::string> out;

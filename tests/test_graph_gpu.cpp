@@ -45,16 +45,12 @@
 #include "gemm/reference/gpu_reference.hpp"
 #include "gemmlab/bench_core.hpp"
 #include "gemmlab/gemmlab.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using namespace gemmlab;
 using cli::DType;
-
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
-    } while (0)
 
 /// One entry point: the types of the overload, the kernel, the call's precision.
 struct Entry {

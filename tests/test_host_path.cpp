@@ -25,6 +25,7 @@
 #include "common/device_info.hpp"
 #include "gemm/pointer_check.hpp"
 #include "gemmlab/gemmlab.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -172,11 +173,6 @@ TEST(HostPath, ValidationCostPerCall) {
 }
 
 // ------------------------------------------------------------------------------ with a GPU
-
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        if (gemmlab::visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                \
-    } while (0)
 
 /// After one warm-up call (module loading, one-time attributes, cuBLAS handle creation), further
 /// calls allocate nothing on the host heap: validation, the pointer checks, auto's pick and the

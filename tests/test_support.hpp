@@ -1,6 +1,7 @@
 #pragma once
-// Helpers several test files share: a scratch folder, running the CLI, and the synthetic H100
-// that auto's model is pinned on. Header-only; each test binary includes what it uses.
+// Helpers several test files share: skipping where there is no GPU, a scratch folder, running
+// the CLI, and the synthetic H100 that auto's model is pinned on. Header-only; each test binary
+// includes what it uses.
 
 #include <array>
 #include <cstdio>
@@ -9,10 +10,18 @@
 #include <string>
 #include <system_error>
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/device_info.hpp"
 #include "gemm/device_caps.hpp"
+
+/// Skips the calling test where no CUDA device is visible (this machine without a GPU, CI).
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        if (gemmlab::visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                \
+    } while (0)
 
 namespace gemmlab::test {
 

@@ -27,11 +27,6 @@ using cli::DType;
 using cli::DeviceProblem;
 using cli::ReferenceSource;
 
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        if (visible_device_count() == 0) GTEST_SKIP() << "no CUDA device";                         \
-    } while (0)
-
 using test::TempDir;
 
 test::CliOutput run_cli(const std::string& args) { return test::run_cli_at(GEMMLAB_CLI_PATH, args); }
