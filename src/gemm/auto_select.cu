@@ -152,6 +152,13 @@ constexpr bool admits(Accuracy a, Precision precision, int64_t k) {
     return false;
 }
 
+/// Whether split_k.cuh can split Args' natively batched launchers: float and double (its
+/// partial sums are in the element type), not the half types.
+template <class Args>
+constexpr bool kSplitsByBatch = false;
+template <class T>
+constexpr bool kSplitsByBatch<GemmArgs<T>> = true;
+
 /// One configuration auto may run, for the typed arguments Args (GemmArgs<T> or
 /// HalfArgs<TIn, TOut>).
 template <class Args>
@@ -176,14 +183,26 @@ struct CandidateFor {
     /// one batch picks among these only. A configuration whose launcher ignores the batch (the
     /// Hopper rungs 20-26: their tensor maps describe one matrix) must say false here.
     bool native_batch = true;
-    /// The same configuration with k cut into slices (split-K), or nullptr: the model then
-    /// also weighs 2, 4, 8 and 16 slices of at least kMinSplitK (one batch only).
+    /// The same configuration with k cut into slices inside its kernel (split-K of the wgmma
+    /// rungs), or nullptr. A natively batched float or double configuration splits without one
+    /// (split_k.cuh: the slices a batch of its own kernel). See splits_k.
     void (*launch_split)(const Args&, cudaStream_t, int splits) = nullptr;
     /// Kernels and memsets a call enqueues before its GEMM kernel (the pack step of rungs
     /// 25-26), each a fixed cost of kLaunchNs whatever the shape.
     int extra_launches = 0;
     /// Resident warps per SM that reach the listed rate; 0: the type's kSaturatingWarps.
     int saturating_warps = 0;
+
+    /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
+    /// and 16 slices of at least kMinSplitK (one batch only).
+    bool splits_k() const { return launch_split || (native_batch && kSplitsByBatch<Args>); }
+
+    /// Runs the configuration with k in `splits` slices (1: whole), as splits_k allows.
+    void launch_sliced(const Args& g, cudaStream_t stream, int splits) const {
+        if (splits <= 1) return launch(g, stream);
+        if (launch_split) return launch_split(g, stream, splits);
+        if constexpr (kSplitsByBatch<Args>) launch_split_k(launch, g, splits, stream);
+    }
 };
 
 template <class T>
@@ -197,43 +216,33 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 // -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
 // 64x64x8 128 x 128 -> 4. Rates: 4096^3 row-major NN GFLOP/s on an H200 (.perf/cfg_bench
 // sweep of 2026-11-22, a scratch harness outside the repository, median of 21).
-// Every one of them (and rungs 15-17 below) splits k by split_k.cuh: the slices a batch of
-// the configuration's own kernel. SPLIT(launcher) is the candidate's split form.
-#define SPLIT(...) &split_k_of<__VA_ARGS__>
+// Every one of them (and rungs 15-17 below) splits k by split_k.cuh, the slices a batch of the
+// configuration's own kernel (CandidateFor::splits_k).
 
 const Candidate<float> kFloatCudaCores[] = {
     {"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100), warp_tile_smem(128, 256, 16, 4),
-     &launch_warp_tile_cfg<Cfg128x256x16, float>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg128x256x16, float>, float)},
+     &launch_warp_tile_cfg<Cfg128x256x16, float>},
     {"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000), warp_tile_smem(128, 128, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x128x8, float>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg128x128x8, float>, float)},
+     &launch_warp_tile_cfg<Cfg128x128x8, float>},
     {"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900), warp_tile_smem(128, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x64x8, float>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg128x64x8, float>, float)},
+     &launch_warp_tile_cfg<Cfg128x64x8, float>},
     {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
      async_pipeline_smem(64, 64, 8, 4, 4),
-     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, false, 0, 0, true,
-     SPLIT(&launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, float)},
+     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
     {"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500), warp_tile_smem(64, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg64x64x8, float>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg64x64x8, float>, float)},
+     &launch_warp_tile_cfg<Cfg64x64x8, float>},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
     {"warp_tile 128x64x8", 128, 64, 4, 2, per_sm_cycle(23800), warp_tile_smem(128, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg128x64x8, double>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg128x64x8, double>, double)},
+     &launch_warp_tile_cfg<Cfg128x64x8, double>},
     {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, per_sm_cycle(23800),
      async_pipeline_smem(128, 64, 16, 3, 8),
-     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>, false, 0, 0, true,
-     SPLIT(&launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>, double)},
+     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
     {"warp_tile 128x128x16", 128, 128, 8, 1, per_sm_cycle(23500), warp_tile_smem(128, 128, 16, 8),
-     &launch_warp_tile_cfg<Cfg128x128x16, double>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg128x128x16, double>, double)},
+     &launch_warp_tile_cfg<Cfg128x128x16, double>},
     {"warp_tile 64x64x8", 64, 64, 4, 4, per_sm_cycle(21100), warp_tile_smem(64, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg64x64x8, double>, false, 0, 0, true,
-     SPLIT(&launch_warp_tile_cfg<Cfg64x64x8, double>, double)},
+     &launch_warp_tile_cfg<Cfg64x64x8, double>},
 };
 
 // ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
@@ -251,43 +260,34 @@ constexpr int kDmmaSaturatingWarps = 5;
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
      mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
-     false, 90, 0, true, SPLIT(&mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>, double), 0,
-     kDmmaSaturatingWarps},
+     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
     // Tiles taken in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the
     // call's op flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout. Rate:
     // the sweep of 2026-11-23 (second H100 run), NN (4 stages), 51,152 / 51,354 GFLOP/s at
     // 4096^3 / 8192^3 against 49,598 / 47,731 for the plain raster beside it; the lower.
     {"dmma 128x64x16 w64x32 s4/s3 g16 k16", 128, 64, 4, 2, per_sm_cycle(51150),
      mma_tile_smem(128, 64, 16, 3, 8), &mma::launch_dmma_128x64, false, 90, 0, true,
-     SPLIT(&mma::launch_dmma_128x64, double), 0, kDmmaSaturatingWarps},
+     nullptr, 0, kDmmaSaturatingWarps},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
      mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
-     false, 90, 0, true, SPLIT(&mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, double), 0,
-     kDmmaSaturatingWarps},
+     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
     {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>,
-     false, 0, 0, true, SPLIT(&mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>, float)},
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>,
-     false, 0, 0, true, SPLIT(&mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>, float)},
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
 const Candidate<float> kFloatTf32[] = {
     {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, per_sm_cycle(144500),
-     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>,
-     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>, float)},
+     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
     {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(116000),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>,
-     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>, float)},
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(82500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>,
-     false, 0, 0, true, SPLIT(&mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>, float)},
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
-
-#undef SPLIT
 
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
 // Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
@@ -511,7 +511,7 @@ void for_each_option(std::span<const CandidateGroup<Args>> groups, Precision pre
             const int this_index = index++;
             if (!admits(g.accuracy, precision, k) || !runs_on(c, caps, batches)) continue;
             for (int splits = 1; splits <= 16; splits *= 2) {
-                if (splits > 1 && (!c.launch_split || batches > 1 || k / splits < kMinSplitK)) break;
+                if (splits > 1 && (!c.splits_k() || batches > 1 || k / splits < kMinSplitK)) break;
                 f(this_index, c, splits);
             }
         }
@@ -525,8 +525,7 @@ struct Choice {
     bool tuned = false;
 
     void launch(const Args& g, cudaStream_t stream) const {
-        if (splits > 1) candidate->launch_split(g, stream, splits);
-        else candidate->launch(g, stream);
+        candidate->launch_sliced(g, stream, splits);
     }
 };
 
@@ -558,7 +557,7 @@ Choice<Args> tuned_pick(std::span<const CandidateGroup<Args>> groups, TuneType t
     if (!found.candidate || !admits(found.accuracy, p.precision, p.k) ||
         !runs_on(*found.candidate, caps, 1))
         return {};
-    int splits = found.candidate->launch_split ? std::max<int>(slot.splits, 1) : 1;
+    int splits = found.candidate->splits_k() ? std::max<int>(slot.splits, 1) : 1;
     while (splits > 1 && p.k / splits < kMinSplitK) splits /= 2;
     return {found.candidate, splits, true};
 }
@@ -626,7 +625,7 @@ void launch_option(const Problem& p, int candidate, int splits, cudaStream_t str
         if (!found.candidate)
             throw std::out_of_range("gemmlab auto: no candidate " + std::to_string(candidate) +
                                     " for " + to_string(type_key(p)));
-        const int slices = found.candidate->launch_split ? std::max(splits, 1) : 1;
+        const int slices = found.candidate->splits_k() ? std::max(splits, 1) : 1;
         Choice<Args>{found.candidate, slices}.launch(Typed<Args>::of(p), stream);
     });
 }
@@ -653,7 +652,7 @@ ResolvedChoice resolve_tuned_choice(TuneType type, std::string_view name, int sp
             return {-1, what + " has a precision that " + to_string(type) + " calls never run"};
         if (splits != 1 && splits != 2 && splits != 4 && splits != 8 && splits != 16)
             return {-1, "splits = " + std::to_string(splits) + " is not 1, 2, 4, 8 or 16"};
-        if (splits > 1 && !found.candidate->launch_split)
+        if (splits > 1 && !found.candidate->splits_k())
             return {-1, what + " does not split k (splits = " + std::to_string(splits) + ")"};
         return {index, {}};
     });

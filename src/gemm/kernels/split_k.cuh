@@ -68,10 +68,4 @@ void enqueue_sum_slices(const TPartial* partial, int slices, int64_t slice_strid
 template <class T>
 void launch_split_k(Launcher<T> launch, const GemmArgs<T>& g, int splits, cudaStream_t stream);
 
-/// launch_split_k of a fixed launcher, with the signature of auto's split candidates.
-template <auto Launch, class T>
-void split_k_of(const GemmArgs<T>& g, cudaStream_t stream, int splits) {
-    launch_split_k<T>(Launch, g, splits, stream);
-}
-
 } // namespace gemmlab::detail
