@@ -141,14 +141,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     // previous tile's: a cp.async holds its address registers until the copy leaves the memory
     // queue, and overwriting them at once stalled the warp (ncu: long-scoreboard stalls on the
     // pointer increment: about 5% of rung 15's stall samples at 4096^3, docs/ladder.md).
-    bool issued_any = false;
     const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
-            if (issued_any) {
+            if (issue_left < g.k) { // not the first tile, where the loaders start
                 load_a.advance();
                 load_b.advance();
             }
-            issued_any = true;
             const uint32_t base = smem_u32 + uint32_t(stage * K::kStageElems * int(sizeof(T)));
             const int depth = tile::tile_depth<BK>(issue_left);
             load_a.issue(base, depth, g.A);
