@@ -79,7 +79,10 @@ struct AsyncTileLoader {
                 ptx::cp_async<kCopyBytes>(stage + dst_off + uint32_t(p * kPassSmem), ptr + p * pass_stride);
             return;
         }
-#pragma unroll
+        // A rolled loop: unrolled, the compiler may if-convert this rare path into the common
+        // one, every copy then issued twice (once predicated off) with its edge arithmetic
+        // (rung 15's rotating mainloop: 24 copies and ~150 extra instructions per k tile, SASS).
+#pragma unroll 1
         for (int p = 0; p < kPasses; ++p) {
             const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
             const uint32_t dst = stage + dst_off + uint32_t(p * kPassSmem);
