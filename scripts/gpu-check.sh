@@ -192,7 +192,7 @@ for step in "${steps[@]}"; do
             $gemmlab bench --kernels \${k%%:*} --dtype \${k##*:} --sizes 4096 --reps 1 --min-time 0 || exit 1; \
         done \
         && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
-        && for m in DmmaMathILi16E DmmaMathILi8E Tf32Math Tf32x3Math; do \
+        && for m in DmmaMathILi16ELb0E DmmaMathILi8ELb0E DmmaMathILi8ELb1E Tf32Math Tf32x3Math; do \
              awk -v re=\"mma_gemm_kernel.*\$m\" '/Function : /{f=(\$0 ~ re)} f' $out/sass-all.txt > $out/sass-one.txt; \
              echo \"SASS \$m: DMMA \$(grep -c DMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDS \$(grep -c 'LDS' $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
            done; rm -f $out/sass-all.txt $out/sass-one.txt"

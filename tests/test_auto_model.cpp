@@ -76,11 +76,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // Small: a single-kernel path (no pack step), split where 64 tiles leave SMs idle.
         {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x64x32 w32x32 s4", 2},
         {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x64x32 w32x32 s4", 1},
-        {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k16", 1},
+        {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 1},
         // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
         {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
-        {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k16", 2},
-        {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k16", 8},
+        {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 2},
+        {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 8},
         {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},

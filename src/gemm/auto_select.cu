@@ -262,10 +262,12 @@ const Candidate<double> kDoubleDmma[] = {
      mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
      false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
     // Tiles taken in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the
-    // call's op flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout. Rate:
-    // the sweep of 2026-11-23 (second H100 run), NN (4 stages), 51,152 / 51,354 GFLOP/s at
-    // 4096^3 / 8192^3 against 49,598 / 47,731 for the plain raster beside it; the lower.
-    {"dmma 128x64x16 w64x32 s4/s3 g16 k16", 128, 64, 4, 2, per_sm_cycle(51150),
+    // call's op flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout; k8
+    // DMMAs in the rotating-fragment mainloop. Rate: the sweep of 2026-11-23 (second H100
+    // run), NN (4 stages, then k16 loaded tile by tile), 51,152 / 51,354 GFLOP/s at 4096^3 /
+    // 8192^3 against 49,598 / 47,731 for the plain raster beside it; the lower. The rotating
+    // mainloop measured 51,265-51,341 at 8192^3 (two later sweeps), so the rate stands.
+    {"dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 128, 64, 4, 2, per_sm_cycle(51150),
      mma_tile_smem(128, 64, 16, 3, 8), &mma::launch_dmma_128x64, false, 90, 0, true,
      nullptr, 0, kDmmaSaturatingWarps},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),

@@ -87,6 +87,9 @@ inline constexpr uint32_t kTf32x3LargestBits = 0x7E800000u;  // 2^126: biased ex
 /// 19_mma_sync_f16.cu). Rung 15 takes the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
 template <class Cfg, int MmaK>
 void launch_dmma_cfg(const GemmArgs<double>& args, cudaStream_t stream);
+/// Rung 15 with m16n8k8 DMMA and the rotating-fragment mainloop (mma_tile.cuh).
+template <class Cfg>
+void launch_dmma_rotating_cfg(const GemmArgs<double>& args, cudaStream_t stream);
 /// Rung 15's 128x64 tiles in groups of 16 rows, 4 stages where two such blocks fit in an SM's
 /// shared memory for the call's op flags, else 3 (15_dmma.cu says why).
 void launch_dmma_128x64(const GemmArgs<double>& args, cudaStream_t stream);

@@ -27,6 +27,7 @@
 // The ncu bank-conflict counters that confirm this are in docs/ladder.md.
 
 #include <cstdint>
+#include <utility>
 
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/cp_async_tile.cuh"
@@ -36,6 +37,12 @@
 #include "gemm/kernels/tile_configs.hpp"
 
 namespace gemmlab::detail::mma {
+
+/// Whether Math asks for the rotating-fragment mainloop (Math::kRotateFragments; rung 15).
+template <class Math>
+inline constexpr bool kRotatesFragments = requires { requires Math::kRotateFragments; };
+
+__host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
 
 /// The shared tile of one operand for element type T: mn-major (BMN, BK + 4) when the operand
 /// is k-contiguous, k-major (BK, BMN + 32 bytes) otherwise (see the header for why).
@@ -155,38 +162,112 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         ptx::cp_async_commit();
     };
 
-#pragma unroll
-    for (int s = 0; s < S - 1; ++s) issue_next(s, g.k - int64_t(s) * BK);
-
-    int read_stage = 0, write_stage = S - 1;
-    for (int64_t k_left = g.k;; k_left -= BK) {
-        ptx::cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
-        __syncthreads();             // everyone's have, and the stage to refill is retired
-        issue_next(write_stage, k_left - int64_t(S - 1) * BK);
-
-        const T* tile_a = smem + read_stage * K::kStageElems;
-        const T* tile_b = tile_a + K::TileA::kElems;
-        // Math::kUnrollK k steps at a time: fully unrolled, the compiler hoists every step's
-        // fragment loads, which the split of rung 17 cannot afford in registers.
-#pragma unroll Math::kUnrollK
-        for (int k0 = 0; k0 < BK; k0 += K::kK) {
-            typename Math::BOperands b[NT]; // the warp's B column tiles, in the math's form
+    // The rotating mainloop holds about 40 more registers than the one below; with the
+    // element-wise copies of an unaligned operand (more copy addresses per thread) it spills,
+    // so those calls take the one below.
+    if constexpr (kRotatesFragments<Math> && Vec) {
+        // Fragments one k step ahead in a rotating set of registers (the slots below): the
+        // loads of step s + 1 go between the MMAs of step s, and the barrier before tile t + 1's
+        // first fragments waits while the first MMAs of tile t's last step run.
+        constexpr int H = BK / K::kK;  // k steps per tile
+        constexpr int kSlots = MT + 1; // A row tiles in registers: one step's MT and a spare
+        // Steps until the A slots (a rotation by one per step) and the B sets (two) repeat.
+        constexpr int kUnroll = kSlots / gcd_of(H, kSlots) * H;
+        static_assert(kUnroll % 2 == 0, "the two B sets must alternate across the unrolled body");
+        T a[kSlots][K::kFragA];
+        typename Math::BOperands b[2][NT];
+        // A row tile i of step s sits in slot (i - s) mod kSlots: the loads for step s + 1 after
+        // row tile i's MMAs go to the slot row tile i - 1 of step s was read from, an MMA issued
+        // one row (NT MMAs) earlier, so the load never waits for an MMA still reading it.
+        constexpr auto slot = [](int step, int i) { return ((i - step) % kSlots + kSlots) % kSlots; };
+        const auto load_b_set = [&](int set, const T* tile_a, int k0) {
+            const T* tile_b = tile_a + K::TileA::kElems;
 #pragma unroll
             for (int j = 0; j < NT; ++j) {
                 T raw[K::kFragB];
                 frags.load_b(raw, tile_b, j, k0);
-                Math::prepare_b(b[j], raw, guard);
+                Math::prepare_b(b[set][j], raw, guard);
             }
+        };
+
+        // gmem -> smem: every stage filled up front; a stage is refilled as soon as its tile's
+        // fragments are all in registers, before the tile's last step.
+#pragma unroll
+        for (int s = 0; s < S; ++s) issue_next(s, g.k - int64_t(s) * BK);
+        ptx::cp_async_wait<S - 1>(); // this thread's copies of tile 0 have landed
+        __syncthreads();
+        load_b_set(0, smem, 0);
+#pragma unroll
+        for (int i = 0; i < MT; ++i) frags.load_a(a[slot(0, i)], smem, i, 0);
+
+        int stage = 0;        // the stage of the tile being multiplied
+        int64_t k_left = g.k; // depth from that tile on
+        // Step s of the unrolled body; false after the last tile's last step.
+        const auto step = [&]<int s>() -> bool {
+            constexpr int h = s % H; // the step inside its tile
+            constexpr bool tile_end = h == H - 1;
+            constexpr int k0_next = tile_end ? 0 : (h + 1) * K::kK;
+            const T* next_a = smem + stage * K::kStageElems; // where step s + 1's fragments are
 #pragma unroll
             for (int i = 0; i < MT; ++i) {
-                T raw[K::kFragA];
-                frags.load_a(raw, tile_a, i, k0);
-                Math::mma_row(acc[i], raw, b, guard);
+                Math::mma_row(acc[i], a[slot(s, i)], b[s % 2], guard);
+                if (i == 0) {
+                    if constexpr (tile_end) {
+                        ptx::cp_async_wait<S - 2>(); // this thread's copies of tile t + 1 have landed
+                        __syncthreads(); // everyone's have, and every fragment of tile t is read
+                        issue_next(stage, k_left - int64_t(S) * BK); // tile t + S, into t's stage
+                        stage = stage == S - 1 ? 0 : stage + 1;
+                        next_a = smem + stage * K::kStageElems;
+                    }
+                    load_b_set((s + 1) % 2, next_a, k0_next);
+                }
+                frags.load_a(a[slot(s + 1, i)], next_a, i, k0_next);
             }
+            if constexpr (tile_end) {
+                if (k_left <= BK) return false; // step s + 1's loads read a stale stage: unused
+                k_left -= BK;
+            }
+            return true;
+        };
+        const auto unrolled = [&]<int... s>(std::integer_sequence<int, s...>) {
+            return (step.template operator()<s>() && ...);
+        };
+        while (unrolled(std::make_integer_sequence<int, kUnroll>{})) {
         }
-        if (k_left <= BK) break;
-        read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
-        write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
+    } else {
+#pragma unroll
+        for (int s = 0; s < S - 1; ++s) issue_next(s, g.k - int64_t(s) * BK);
+
+        int read_stage = 0, write_stage = S - 1;
+        for (int64_t k_left = g.k;; k_left -= BK) {
+            ptx::cp_async_wait<S - 2>(); // this thread's copies of the current tile have landed
+            __syncthreads();             // everyone's have, and the stage to refill is retired
+            issue_next(write_stage, k_left - int64_t(S - 1) * BK);
+
+            const T* tile_a = smem + read_stage * K::kStageElems;
+            const T* tile_b = tile_a + K::TileA::kElems;
+            // Math::kUnrollK k steps at a time: fully unrolled, the compiler hoists every step's
+            // fragment loads, which the split of rung 17 cannot afford in registers.
+#pragma unroll Math::kUnrollK
+            for (int k0 = 0; k0 < BK; k0 += K::kK) {
+                typename Math::BOperands b[NT]; // the warp's B column tiles, in the math's form
+#pragma unroll
+                for (int j = 0; j < NT; ++j) {
+                    T raw[K::kFragB];
+                    frags.load_b(raw, tile_b, j, k0);
+                    Math::prepare_b(b[j], raw, guard);
+                }
+#pragma unroll
+                for (int i = 0; i < MT; ++i) {
+                    T raw[K::kFragA];
+                    frags.load_a(raw, tile_a, i, k0);
+                    Math::mma_row(acc[i], raw, b, guard);
+                }
+            }
+            if (k_left <= BK) break;
+            read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
+            write_stage = write_stage == S - 1 ? 0 : write_stage + 1;
+        }
     }
     ptx::cp_async_wait<0>(); // only empty groups can remain; leave none in flight
 
