@@ -693,12 +693,22 @@ TYPED_TEST(HalfReferenceTest, CheckAcceptsTheRoundedReferenceAndCatchesAWrongInd
         auto res = ref::check_half<TIn, TOut>(layout, c.m, c.n, c.k, out.data(), ldo, r.data(), g.data());
         EXPECT_TRUE(res.pass) << ref::describe(res);
         EXPECT_EQ(res.inexact, 0);
-        // Element (3, 5) gets the value of (5, 3): a transposed index.
-        out[size_t(c.dense(3, 5))] = to<TOut>(r[size_t(c.dense(5, 3))]);
+        // Element (i, j) gets the value of (j, i): a transposed index. The pair whose two values
+        // differ most, so that the wrong one is far outside the bound whatever the random data
+        // (in BF16 a pair of close values can round within it).
+        int64_t wi = 0, wj = 1;
+        for (int64_t i = 0; i < c.n; ++i)
+            for (int64_t j = i + 1; j < c.n; ++j)
+                if (std::abs(r[size_t(c.dense(i, j))] - r[size_t(c.dense(j, i))]) >
+                    std::abs(r[size_t(c.dense(wi, wj))] - r[size_t(c.dense(wj, wi))])) {
+                    wi = i;
+                    wj = j;
+                }
+        out[size_t(c.dense(wi, wj))] = to<TOut>(r[size_t(c.dense(wj, wi))]);
         res = ref::check_half<TIn, TOut>(layout, c.m, c.n, c.k, out.data(), ldo, r.data(), g.data());
         EXPECT_FALSE(res.pass) << ref::describe(res);
-        EXPECT_EQ(res.worst_row, 3);
-        EXPECT_EQ(res.worst_col, 5);
+        EXPECT_EQ(res.worst_row, wi);
+        EXPECT_EQ(res.worst_col, wj);
     }
 }
 
