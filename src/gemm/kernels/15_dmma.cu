@@ -109,9 +109,9 @@ void launch_dmma_128x64(const GemmArgs<double>& g, cudaStream_t stream) {
 // The registry row runs the configuration measured fastest (docs/ladder.md): 128x64 tiles
 // taken in groups of 16 tile rows, which keeps the operand panels of the blocks running at once
 // in L2 at large sizes, with as many stages as let two blocks share an SM, and m16n8k8 DMMAs
-// fed by the rotating-fragment mainloop (mma_tile.cuh): at 8192^3 it kept the FP64 tensor pipe
-// 85% busy against 82% for m16n8k16 loaded tile by tile (ncu), and ran 91.0-91.6% of cuBLAS
-// against 90.8-91.2% in two sweeps (H100, 2026-11-23).
+// fed by the rotating-fragment mainloop (mma_tile.cuh): at 4096^3 it kept the FP64 tensor pipe
+// 85% busy against 82% for m16n8k16 loaded tile by tile (ncu), and at 8192^3 ran 91.0-91.6% of
+// cuBLAS against 90.8-91.2% in two sweeps (H100, 2026-11-23).
 template <class T>
 void launch_dmma(const GemmArgs<T>& g, cudaStream_t stream) {
     mma::launch_dmma_128x64(g, stream);
