@@ -3,6 +3,7 @@
 // rates its model uses (src/gemm/auto_select.cu) come from a command anyone can rerun:
 //   build/device/gemmlab_tile_sweep [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N]
 //                                   [--only NAME_PART]   (e.g. --only "dmma 128x64", for ncu)
+//                                   [--batch N]          (a strided batch of N products)
 // Each configuration runs on fresh random inputs (uniform in [-1, 1]), row-major NN like the
 // bench's default, timed with CUDA events (warm-up, median); its result is compared with
 // cuBLAS's (max |C - C_cublas| / max |C_cublas|, printed) as a sanity check only: the
@@ -80,6 +81,10 @@ const Config<float> kFloat[] = {
     {"tf32 128x128x32 w64x32 s3", &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32 64x64x32 w32x32 s4", &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
     {"warp_tile 128x256x16", &launch_warp_tile_cfg<Cfg128x256x16, float>},
+    {"warp_tile 128x128x8", &launch_warp_tile_cfg<Cfg128x128x8, float>},
+    {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, float>},
+    {"async_pipeline 64x64x8 s4", &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
+    {"warp_tile 64x64x8", &launch_warp_tile_cfg<Cfg64x64x8, float>},
 };
 
 // Rung 19's configurations (bf16 in and out): the natively batched half-precision candidates.
@@ -117,28 +122,31 @@ std::vector<Shape> parse(const char* sizes, const char* shapes) {
 }
 
 template <class T, size_t N>
-void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t seed, const std::string& only) {
+void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int reps, uint64_t seed,
+           const std::string& only) {
     bool any = false;
     for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos;
     if (!any) return;
-    DeviceBuffer<T> A(size_t(s.m * s.k)), B(size_t(s.k * s.n)), C(size_t(s.m * s.n)), R(size_t(s.m * s.n));
+    const int64_t sa = s.m * s.k, sb = s.k * s.n, sc = s.m * s.n; // packed batch strides
+    DeviceBuffer<T> A(size_t(sa * batch)), B(size_t(sb * batch)), C(size_t(sc * batch)), R(size_t(sc * batch));
     Stream stream;
     fill_random(A.get(), A.size(), seed, FillKind::Uniform, stream.get());
     fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform, stream.get());
     // Row-major NN as the bench runs it: column-major C^T = B^T A^T, i.e. (n, m, k) with B first.
     using Scalar = typename Typed<T>::Scalar;
-    const typename Typed<T>::Args g{s.n, s.m, s.k, Scalar(1), B.get(), s.n, false, A.get(), s.k, false,
-                                    Scalar(0), C.get(), s.n};
+    typename Typed<T>::Args g{s.n, s.m, s.k, Scalar(1), B.get(), s.n, false, A.get(), s.k, false,
+                              Scalar(0), C.get(), s.n};
+    g.batch = {batch, {sb, sa, sc}}; // operands swapped as above
     auto gr = g;
     gr.C = R.get();
     const DataType type = data_type<T>();
     const char* const type_name = to_string(type);
     Problem pr{type, type, Precision::Default, gr.m, gr.n, gr.k,
-               1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc};
+               1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc, gr.batch};
     TimingPolicy policy;
     policy.min_samples = reps;
     policy.min_total_ms = 100;
-    const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k) * double(batch);
     launch_cublas(pr, stream.get());
     const TimingStats cub = time_device_work([&](cudaStream_t st) { launch_cublas(pr, st); }, stream.get(), policy);
     std::vector<T> ref(R.size()), got(C.size());
@@ -146,8 +154,9 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
     R.copy_to_host(ref.data(), ref.size());
     double ref_max = 0;
     for (T v : ref) ref_max = std::fmax(ref_max, std::fabs(to_double(v)));
-    std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", type_name,
-                (long long)s.m, (long long)s.n, (long long)s.k, cub.median_ms, flop / (cub.median_ms * 1e6), 100.0);
+    std::printf("%-32s %-4s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", type_name,
+                (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch, cub.median_ms,
+                flop / (cub.median_ms * 1e6), 100.0);
     for (const auto& c : configs) {
         if (std::string(c.name).find(only) == std::string::npos) continue;
         poison_nan(C.get(), C.size(), stream.get());
@@ -158,9 +167,10 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int reps, uint64_t see
         for (size_t i = 0; i < got.size(); ++i) diff = std::fmax(diff, std::fabs(to_double(got[i]) - to_double(ref[i])));
         if (!(diff == diff)) diff = INFINITY; // NaN: unwritten elements
         const TimingStats t = time_device_work([&](cudaStream_t st) { c.launch(g, st); }, stream.get(), policy);
-        std::printf("%-32s %-4s %6lld %6lld %6lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n", c.name,
-                    type_name, (long long)s.m, (long long)s.n, (long long)s.k, t.median_ms,
-                    flop / (t.median_ms * 1e6), 100.0 * cub.median_ms / t.median_ms, diff / ref_max);
+        std::printf("%-32s %-4s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n",
+                    c.name, type_name, (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch,
+                    t.median_ms, flop / (t.median_ms * 1e6), 100.0 * cub.median_ms / t.median_ms,
+                    diff / ref_max);
     }
 }
 
@@ -170,6 +180,7 @@ int main(int argc, char** argv) {
     const char* sizes = nullptr;
     const char* shapes = nullptr;
     int reps = 10;
+    int64_t batch = 1;
     std::string only; // run only the configurations whose name contains this
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
@@ -177,17 +188,22 @@ int main(int argc, char** argv) {
         else if (a == "--shapes") shapes = argv[i + 1];
         else if (a == "--reps") reps = std::atoi(argv[i + 1]);
         else if (a == "--only") only = argv[i + 1];
+        else if (a == "--batch") batch = std::atoll(argv[i + 1]);
         else {
-            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N]\n", argv[0]);
             return 2;
         }
+    }
+    if (batch < 1 || reps < 1) {
+        std::fprintf(stderr, "%s: --batch and --reps take a count >= 1\n", argv[0]);
+        return 2;
     }
     try {
         uint64_t seed = 1;
         for (const Shape& s : parse(sizes, shapes)) {
-            sweep(kDouble, s, reps, seed += 2, only);
-            sweep(kFloat, s, reps, seed += 2, only);
-            sweep(kBf16, s, reps, seed += 2, only);
+            sweep(kDouble, s, batch, reps, seed += 2, only);
+            sweep(kFloat, s, batch, reps, seed += 2, only);
+            sweep(kBf16, s, batch, reps, seed += 2, only);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gemmlab_tile_sweep: %s\n", e.what());
