@@ -68,14 +68,16 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 512, 512, 16384, 1, "wgmma_tf32x3 128x128x32 s3 persistent", 8},
         {DataType::F32, Precision::Default, 64, 64, 20, 1, "async_pipeline 64x64x8 s4", 1},
         {DataType::F32, Precision::Default, 100, 7, 3, 1, "async_pipeline 64x64x8 s4", 1},
-        {DataType::F32, Precision::Default, 64, 64, 128, 512, "tf32x3 64x64x32 w32x32 s4", 1},
+        // Short k: the CUDA cores' 64x64 tiles start up faster than 3xTF32's (fill_k).
+        {DataType::F32, Precision::Default, 64, 64, 128, 512, "async_pipeline 64x64x8 s4", 1},
+        {DataType::F32, Precision::Default, 128, 128, 64, 1024, "warp_tile 128x128x8", 1},
         {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
         // Few tiles, long k: split-K on every path; on this one the pack step's two kernels
         // (2 x kLaunchNs) outweigh wgmma's speed over mma.sync.
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
         // Small: a single-kernel path (no pack step), split where 64 tiles leave SMs idle.
-        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x64x32 w32x32 s4", 2},
-        {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x64x32 w32x32 s4", 1},
+        {DataType::F32, Precision::Default, 512, 512, 512, 1, "async_pipeline 64x64x8 s4", 2},
+        {DataType::F32, Precision::Default, 128, 128, 128, 1, "async_pipeline 64x64x8 s4", 1},
         {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 1},
         // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
         {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},

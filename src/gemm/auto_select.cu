@@ -24,7 +24,7 @@
 // Otherwise the model, a wave-quantisation model whose per-configuration input is a MEASURED
 // throughput per SM and clock cycle and whose device inputs are queried (DeviceCaps):
 //
-//   time(config, s) = blocks on the busiest SM * 2 * tile area * k/s
+//   time(config, s) = blocks on the busiest SM * 2 * tile area * (k/s + fill_k)
 //                         / (flop_per_sm_cycle * SM clock * utilisation)
 //                     + (pack bytes * (m + n) * k + 2 * partial bytes * s * m * n [s > 1])
 //                         / DRAM bandwidth
@@ -54,6 +54,16 @@
 //   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
 //   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
 //   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
+// - fill_k: what a block costs whatever its k (the pipeline's first loads, the epilogue), in
+//   k steps of its tile: where k is short (strided batches of k = 64-128, small squares) it
+//   is most of a block's time, and it is not the same for every configuration. Measured for
+//   the float CUDA-core and mma.sync 3xTF32 configurations (the ones short-k float calls
+//   choose among) by `gemmlab_tile_sweep --batch` on the bench's batched shapes (H100,
+//   2026-11-23, docs/results/batched-sweep-h100-2026-11-23/): each row's time against the
+//   model's without it, as k * (measured / modelled - 1), the median over the 12 shapes.
+//   3xTF32 128x128 pays 85 (two 32-deep stages before its first MMA, one block per SM, the
+//   split), the CUDA cores' tiles 18-31. On 128x128x64 x 1024 the model picked 3xTF32
+//   128x128 (0.79x cuBLAS in that sweep) over warp_tile 128x128x8 (1.15x). 0 elsewhere.
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
 //   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
 //   makes those rungs lose where m and n are small and k large.
@@ -192,6 +202,9 @@ struct CandidateFor {
     int extra_launches = 0;
     /// Resident warps per SM that reach the listed rate; 0: the type's kSaturatingWarps.
     int saturating_warps = 0;
+    /// What a block costs whatever its k, in k steps of its tile (fill_k below); 0 where not
+    /// measured.
+    int fill_k = 0;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -219,18 +232,19 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 // Every one of them (and rungs 15-17 below) splits k by split_k.cuh, the slices a batch of the
 // configuration's own kernel (CandidateFor::splits_k).
 
+// The last number of each float entry here and of the mma.sync 3xTF32 ones below is fill_k.
 const Candidate<float> kFloatCudaCores[] = {
     {"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100), warp_tile_smem(128, 256, 16, 4),
-     &launch_warp_tile_cfg<Cfg128x256x16, float>},
+     &launch_warp_tile_cfg<Cfg128x256x16, float>, false, 0, 0, true, nullptr, 0, 0, 23},
     {"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000), warp_tile_smem(128, 128, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x128x8, float>},
+     &launch_warp_tile_cfg<Cfg128x128x8, float>, false, 0, 0, true, nullptr, 0, 0, 23},
     {"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900), warp_tile_smem(128, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x64x8, float>},
+     &launch_warp_tile_cfg<Cfg128x64x8, float>, false, 0, 0, true, nullptr, 0, 0, 23},
     {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
      async_pipeline_smem(64, 64, 8, 4, 4),
-     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
+     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, false, 0, 0, true, nullptr, 0, 0, 18},
     {"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500), warp_tile_smem(64, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg64x64x8, float>},
+     &launch_warp_tile_cfg<Cfg64x64x8, float>, false, 0, 0, true, nullptr, 0, 0, 31},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
@@ -277,9 +291,11 @@ const Candidate<double> kDoubleDmma[] = {
 
 const Candidate<float> kFloatTf32x3[] = {
     {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>,
+     false, 0, 0, true, nullptr, 0, 0, 85},
     {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>,
+     false, 0, 0, true, nullptr, 0, 0, 44},
 };
 
 const Candidate<float> kFloatTf32[] = {
@@ -491,7 +507,8 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, 
     const double warps = double(resident * c.warps);
     const double saturating = c.saturating_warps > 0 ? c.saturating_warps : kSaturatingWarps<Args>;
     const double util = warps >= saturating ? 1.0 : warps / saturating;
-    const double flops = 2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)));
+    const double flops =
+        2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)) + c.fill_k);
     const double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
     double bytes = c.pack_bytes * double(m + n) * double(k);
     if (splits > 1) bytes += 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n);
