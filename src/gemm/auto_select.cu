@@ -220,6 +220,12 @@ struct CandidateFor {
 
 template <class T>
 using Candidate = CandidateFor<GemmArgs<T>>;
+
+/// `c` with its measured fill_k (CandidateFor::fill_k), the one field set past the defaults.
+Candidate<float> with_fill(Candidate<float> c, int fill_k) {
+    c.fill_k = fill_k;
+    return c;
+}
 template <class TIn, class TOut>
 using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 
@@ -232,19 +238,23 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 // Every one of them (and rungs 15-17 below) splits k by split_k.cuh, the slices a batch of the
 // configuration's own kernel (CandidateFor::splits_k).
 
-// The last number of each float entry here and of the mma.sync 3xTF32 ones below is fill_k.
 const Candidate<float> kFloatCudaCores[] = {
-    {"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100), warp_tile_smem(128, 256, 16, 4),
-     &launch_warp_tile_cfg<Cfg128x256x16, float>, false, 0, 0, true, nullptr, 0, 0, 23},
-    {"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000), warp_tile_smem(128, 128, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x128x8, float>, false, 0, 0, true, nullptr, 0, 0, 23},
-    {"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900), warp_tile_smem(128, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg128x64x8, float>, false, 0, 0, true, nullptr, 0, 0, 23},
-    {"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
-     async_pipeline_smem(64, 64, 8, 4, 4),
-     &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, false, 0, 0, true, nullptr, 0, 0, 18},
-    {"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500), warp_tile_smem(64, 64, 8, 4),
-     &launch_warp_tile_cfg<Cfg64x64x8, float>, false, 0, 0, true, nullptr, 0, 0, 31},
+    with_fill({"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100),
+               warp_tile_smem(128, 256, 16, 4), &launch_warp_tile_cfg<Cfg128x256x16, float>},
+              23),
+    with_fill({"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000),
+               warp_tile_smem(128, 128, 8, 4), &launch_warp_tile_cfg<Cfg128x128x8, float>},
+              23),
+    with_fill({"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900),
+               warp_tile_smem(128, 64, 8, 4), &launch_warp_tile_cfg<Cfg128x64x8, float>},
+              23),
+    with_fill({"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
+               async_pipeline_smem(64, 64, 8, 4, 4),
+               &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
+              18),
+    with_fill({"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500),
+               warp_tile_smem(64, 64, 8, 4), &launch_warp_tile_cfg<Cfg64x64x8, float>},
+              31),
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
@@ -290,12 +300,12 @@ const Candidate<double> kDoubleDmma[] = {
 };
 
 const Candidate<float> kFloatTf32x3[] = {
-    {"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>,
-     false, 0, 0, true, nullptr, 0, 0, 85},
-    {"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>,
-     false, 0, 0, true, nullptr, 0, 0, 44},
+    with_fill({"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
+               mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
+              85),
+    with_fill({"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
+               mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+              44),
 };
 
 const Candidate<float> kFloatTf32[] = {
