@@ -71,12 +71,14 @@ const Config<double> kDouble[] = {
     {"dmma 128x64x32 w64x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s3<32>, 16>},
     {"dmma 64x128x16 w32x64 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x128w32x64s4<16>, 16>},
     {"dmma 64x64x16 w32x32 s4 b3 k16", &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4b3<16>, 16>},
+    {"dmma 32x64x16 w16x32 s4 k16", &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>},
     {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, double>},
 };
 
 const Config<float> kFloat[] = {
     {"tf32x3 128x128x32 w64x32 s3", &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32x3 64x64x32 w32x32 s4", &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"tf32x3 64x32x32 w32x16 s4", &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>},
     {"tf32 128x256x32 w64x64 s3", &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
     {"tf32 128x128x32 w64x32 s3", &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32 64x64x32 w32x32 s4", &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},

@@ -69,6 +69,14 @@ using Cfg64x64w32x32s4b3 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>
 template <int BK>
 using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 2>;
 
+/// 32x64 (4 warps of 16x32) and 64x32 (4 warps of 32x16), 4 stages, up to 4 blocks per SM:
+/// twice 64x64's blocks on a small C (512^2: 128 tiles for 132 SMs, where 64x64 gives 64),
+/// without split-K's second kernel.
+template <int BK>
+using Cfg32x64w16x32s4 = MmaConfig<GemmShape<32, 64, BK>, GemmShape<16, 32, 1>, 4, 4>;
+template <int BK>
+using Cfg64x32w32x16s4 = MmaConfig<GemmShape<64, 32, BK>, GemmShape<32, 16, 1>, 4, 4>;
+
 /// The smallest k at which 3xTF32 meets the FP32 bound, 2 (k + 3) u, in the worst case on
 /// hardware whose TF32 MMAs truncate the FP32 accumulation (measured on sm_90 by the tensor
 /// probe): 12u per product from the split, up to 4u of the partial sum per MMA, 3 MMAs per k
