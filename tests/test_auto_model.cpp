@@ -75,15 +75,18 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // Few tiles, long k: split-K on every path; on this one the pack step's two kernels
         // (2 x kLaunchNs) outweigh wgmma's speed over mma.sync.
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
-        // Small: a single-kernel path (no pack step), split where 64 tiles leave SMs idle.
-        {DataType::F32, Precision::Default, 512, 512, 512, 1, "async_pipeline 64x64x8 s4", 2},
-        {DataType::F32, Precision::Default, 128, 128, 128, 1, "async_pipeline 64x64x8 s4", 1},
+        // Small: no pack step; 64x32 tiles, twice 64x64's count (split where 128 tiles leave
+        // each SM one 4-warp block).
+        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 2},
+        {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 1},
         // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
         {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 2},
         {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 8},
-        {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
+        // 32x64 tiles: 512^3 in one kernel of 128 blocks rather than 64x64 split in two.
+        {DataType::F64, Precision::Default, 512, 512, 512, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
         {DataType::BF16, Precision::Default, 1024, 1024, 1024, 1, "tma 128x128x64", 1},
@@ -104,18 +107,20 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
     }
 }
 
-// C that one warp tile holds over a short k goes to rung 27 before the model, for every type and
-// precision, batched or not; one row, one column or one k past the rule leaves it to the model.
-TEST(AutoModel, TinyProductsGoToRung27) {
+// A batch of products whose C one warp tile holds over a short k goes to rung 27 before the
+// model, for every type and precision; one row, one column or one k past the rule leaves it to
+// the model, and so does a single product of any of these shapes (a tile rung is faster alone).
+TEST(AutoModel, TinyBatchesGoToRung27) {
     for (DataType t : {DataType::F32, DataType::F64, DataType::BF16, DataType::F16})
         for (Precision pr : {Precision::Default, Precision::Tf32})
-            for (int64_t batches : {int64_t(1), int64_t(100000)}) {
+            for (int64_t batches : {int64_t(1), int64_t(2), int64_t(100000)}) {
                 const std::string what = std::string(gemmlab::to_string(t)) + " " +
                                          gemmlab::to_string(pr) + " batch " + std::to_string(batches);
-                for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {16, 16, 16}, {32, 32, 128}, {7, 32, 40}})
-                    EXPECT_EQ(auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate,
-                              "small")
-                        << what << " " << m << "x" << n << "x" << k;
+                for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {16, 16, 16}, {32, 32, 128}, {7, 32, 40}}) {
+                    const AutoChoice c = auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr);
+                    if (batches > 1) EXPECT_EQ(c.candidate, "small") << what << " " << m << "x" << n << "x" << k;
+                    else EXPECT_NE(c.candidate, "small") << what << " " << m << "x" << n << "x" << k;
+                }
                 for (const auto& [m, n, k] : {std::tuple{33, 32, 128}, {32, 33, 128}, {32, 32, 129}})
                     EXPECT_NE(auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate,
                               "small")

@@ -63,13 +63,14 @@
 //   model's without it, as k * (measured / modelled - 1), the median over the 12 shapes.
 //   3xTF32 128x128 pays 85 (two 32-deep stages before its first MMA, one block per SM, the
 //   split), the CUDA cores' tiles 18-31. On 128x128x64 x 1024 the model picked 3xTF32
-//   128x128 (0.79x cuBLAS in that sweep) over warp_tile 128x128x8 (1.15x). 0 elsewhere.
+//   128x128 (0.79x cuBLAS in that sweep) over warp_tile 128x128x8 (1.15x). 3xTF32 64x32 pays
+//   25 (small-tiles-h100-2026-11-23/). 0 elsewhere (the DMMA tiles: see kDoubleDmma).
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
 //   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
 //   makes those rungs lose where m and n are small and k large.
 // - extra launches: the pack step's kernels (rungs 25-26) and split-K's sum, each a fixed cost
 //   (kLaunchNs, measured) that keeps small calls on single-kernel paths.
-// Before any of this, C of at most 32 x 32 with k <= 128 goes to rung 27 (kTinyMN below).
+// Before any of this, a batch of C of at most 32 x 32 with k <= 128 goes to rung 27 (kTinyMN below).
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
 // the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
@@ -80,6 +81,8 @@
 // (1024^3: 28.7 = 0.91x cuBLAS; 128x256 would leave 100 SMs idle: 11.0); 3xTF32 128x128
 // (46.4) where 128x128 tiles fit best, level with the CUDA cores elsewhere. Double: rung 15
 // 128x64x16 s4 (47.1 on the H100, twice rung 13's 23.8), 64x64 where its tiles fill more SMs.
+// Single products of about 64^3-768^3: 3xTF32 64x32 and DMMA 32x64, whose twice-as-many tiles
+// fill more SMs without split-K's second kernel.
 
 #include "gemm/auto_select.hpp"
 
@@ -281,6 +284,11 @@ const Candidate<double> kDoubleCudaCores[] = {
 // gives for 4 of 5 saturating warps.
 constexpr int kDmmaSaturatingWarps = 5;
 
+// fill_k: measured for the DMMA tiles too (63-78 k steps: 128x128 63, rotating 128x64 78, 64x64
+// 63-65, 32x64 72; the batched sweeps of docs/results/batched-sweep-h100-2026-11-23 and
+// small-tiles-h100-2026-11-23) but left out of the model: the FP64 CUDA-core tiles' are not all
+// measured, and their 0 beside DMMA's figures would send k = 64 batches to them, which those
+// sweeps time at 1.2-2x DMMA's. Between DMMA tiles the figures differ by a few k steps.
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
      mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
@@ -297,6 +305,12 @@ const Candidate<double> kDoubleDmma[] = {
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
      mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
      false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
+    // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k: 512^3 is 128
+    // tiles (17.7 us against cuBLAS's 18.2 in the sweep of 2026-11-23; 64x64 21.6). Rate:
+    // 4096^3 in that sweep; three blocks per SM by shared memory (60 KB each).
+    {"dmma 32x64x16 w16x32 s4 k16", 32, 64, 4, 3, per_sm_cycle(40400),
+     mma_tile_smem(32, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>,
+     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
@@ -306,6 +320,12 @@ const Candidate<float> kFloatTf32x3[] = {
     with_fill({"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
                mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
               44),
+    // Twice 64x64's tiles on a small C, one kernel (512^3: 19.8 us against cuBLAS's 24.3 and
+    // 28.4 for the CUDA cores' 64x64, unsplit, in the sweep of 2026-11-23). Rate and fill_k:
+    // that sweep's 4096^3 and a batched sweep of the same day.
+    with_fill({"tf32x3 64x32x32 w32x16 s4", 64, 32, 4, 3, per_sm_cycle(31400),
+               mma_tile_smem(64, 32, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>},
+              25),
 };
 
 const Candidate<float> kFloatTf32[] = {
@@ -605,17 +625,23 @@ TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.pr
 
 } // namespace
 
-/// C that one warp tile of rung 27 holds (32 x 32), over a short k: such a product is all
-/// latency, and rung 27 gives it one warp (a batch of them shares blocks) where every tile
+/// A batch of products whose C one warp tile of rung 27 holds (32 x 32), over a short k: each
+/// product is all latency, and rung 27 gives it one warp (many share a block) where every tile
 /// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
-/// to the model: one warp's k loop would then be the whole call's latency. Checked before the
-/// model and the tune cache (whose smallest class is 64).
+/// to the model: one warp's k loop would then be the whole call's latency. A single such
+/// product goes to the model too: with the GPU otherwise idle, a tile rung's block (its k
+/// split over 4 warps and the tensor cores) finishes sooner than rung 27's one warp. Measured
+/// on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3 (`gemmlab overhead --kernels
+/// small,tf32x3,dmma,mma_sync_f16,tma`, docs/ladder.md): rung 27 13.4 / 14.1 us (f32), 14.0 /
+/// 14.9 (f64), 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 /
+/// 12.7, dmma 13.7 / 14.8, mma_sync_f16 12.8 / 13.8. Checked before the model and the tune
+/// cache (whose smallest class is 64).
 namespace {
 
 constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128;
 
 bool goes_to_small(const Problem& p) {
-    return p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK;
+    return p.batch.count > 1 && p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK;
 }
 
 } // namespace
