@@ -107,24 +107,25 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
     }
 }
 
-// A batch of products whose C one warp tile holds over a short k goes to rung 27 before the
-// model, for every type and precision; one row, one column or one k past the rule leaves it to
-// the model, and so does a single product of any of these shapes (a tile rung is faster alone).
-TEST(AutoModel, TinyBatchesGoToRung27) {
+// C that one warp tile holds over a short k goes to rung 27 before the model, for every type and
+// precision: k <= 128 in a batch, k <= 16 alone (a tile rung is faster on one product of
+// longer k); one row, one column or one k past the rule leaves it to the model.
+TEST(AutoModel, TinyProductsGoToRung27) {
     for (DataType t : {DataType::F32, DataType::F64, DataType::BF16, DataType::F16})
         for (Precision pr : {Precision::Default, Precision::Tf32})
             for (int64_t batches : {int64_t(1), int64_t(2), int64_t(100000)}) {
                 const std::string what = std::string(gemmlab::to_string(t)) + " " +
                                          gemmlab::to_string(pr) + " batch " + std::to_string(batches);
-                for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {16, 16, 16}, {32, 32, 128}, {7, 32, 40}}) {
-                    const AutoChoice c = auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr);
-                    if (batches > 1) EXPECT_EQ(c.candidate, "small") << what << " " << m << "x" << n << "x" << k;
-                    else EXPECT_NE(c.candidate, "small") << what << " " << m << "x" << n << "x" << k;
-                }
-                for (const auto& [m, n, k] : {std::tuple{33, 32, 128}, {32, 33, 128}, {32, 32, 129}})
-                    EXPECT_NE(auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate,
-                              "small")
-                        << what << " " << m << "x" << n << "x" << k;
+                const auto choice = [&](int64_t m, int64_t n, int64_t k) {
+                    return auto_choice(problem(t, m, n, k, pr, t, batches), h100(), nullptr).candidate;
+                };
+                for (const auto& [m, n, k] : {std::tuple{1, 1, 1}, {16, 16, 16}, {32, 32, 16}, {7, 32, 9}})
+                    EXPECT_EQ(choice(m, n, k), "small") << what << " " << m << "x" << n << "x" << k;
+                for (const auto& [m, n, k] : {std::tuple{32, 32, 128}, {7, 32, 40}, {32, 32, 17}})
+                    if (batches > 1) EXPECT_EQ(choice(m, n, k), "small") << what << " " << m << "x" << n << "x" << k;
+                    else EXPECT_NE(choice(m, n, k), "small") << what << " " << m << "x" << n << "x" << k;
+                for (const auto& [m, n, k] : {std::tuple{33, 32, 16}, {32, 33, 16}, {32, 32, 129}})
+                    EXPECT_NE(choice(m, n, k), "small") << what << " " << m << "x" << n << "x" << k;
             }
 }
 

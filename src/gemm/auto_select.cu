@@ -70,7 +70,8 @@
 //   makes those rungs lose where m and n are small and k large.
 // - extra launches: the pack step's kernels (rungs 25-26) and split-K's sum, each a fixed cost
 //   (kLaunchNs, measured) that keeps small calls on single-kernel paths.
-// Before any of this, a batch of C of at most 32 x 32 with k <= 128 goes to rung 27 (kTinyMN below).
+// Before any of this, C of at most 32 x 32 goes to rung 27 (kTinyMN below) with k <= 128 in a
+// batch, k <= 16 alone.
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
 // tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
 // the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
@@ -629,19 +630,24 @@ TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.pr
 /// product is all latency, and rung 27 gives it one warp (many share a block) where every tile
 /// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
 /// to the model: one warp's k loop would then be the whole call's latency. A single such
-/// product goes to the model too: with the GPU otherwise idle, a tile rung's block (its k
-/// split over 4 warps and the tensor cores) finishes sooner than rung 27's one warp. Measured
-/// on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3 (`gemmlab overhead --kernels
-/// small,tf32x3,dmma,mma_sync_f16,tma`, docs/ladder.md): rung 27 13.4 / 14.1 us (f32), 14.0 /
-/// 14.9 (f64), 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 /
-/// 12.7, dmma 13.7 / 14.8, mma_sync_f16 12.8 / 13.8. Checked before the model and the tune
-/// cache (whose smallest class is 64).
+/// product stays on rung 27 only while its k is one staging step of the rung (16): with the GPU
+/// otherwise idle, a tile rung's block, its k split over 4 warps and the tensor cores, finishes
+/// sooner from 32^3 on. Measured on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3
+/// (`gemmlab overhead --kernels small,tf32x3,dmma,mma_sync_f16,tma`,
+/// docs/results/small-tiles-h100-2026-11-23): rung 27 13.4 / 14.1 us (f32), 14.0 / 14.9 (f64),
+/// 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 / 12.7, dmma 13.7 /
+/// 14.8, mma_sync_f16 12.8 / 13.8. At 16^3 rung 27 is within 1.5 us of them and keeps the host
+/// cost of a call at a launch's: with every single tiny product on the model, auto's launch
+/// at 1x1x1 cost 1.13-1.17x an empty launch (gpu-check-run4 there), on rung 27 1.02x
+/// (docs/results/gpu-check-h100-2026-11-23f). Checked before the model and the tune cache
+/// (whose smallest class is 64).
 namespace {
 
-constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128;
+constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128, kTinySingleMaxK = 16;
 
 bool goes_to_small(const Problem& p) {
-    return p.batch.count > 1 && p.m <= kTinyMN && p.n <= kTinyMN && p.k <= kTinyMaxK;
+    const int64_t max_k = p.batch.count > 1 ? kTinyMaxK : kTinySingleMaxK;
+    return p.m <= kTinyMN && p.n <= kTinyMN && p.k <= max_k;
 }
 
 } // namespace
