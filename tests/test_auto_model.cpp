@@ -75,9 +75,9 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // Few tiles, long k: split-K on every path; on this one the pack step's two kernels
         // (2 x kLaunchNs) outweigh wgmma's speed over mma.sync.
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
-        // Small: no pack step; 64x32 tiles, twice 64x64's count (split where 128 tiles leave
-        // each SM one 4-warp block).
-        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 2},
+        // Small: no pack step; 64x32 tiles, twice 64x64's count, whole (split-K's sum costs
+        // more than the second block per SM buys: kSplitKNs).
+        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 1},
         // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).

@@ -28,7 +28,7 @@
 //                         / (flop_per_sm_cycle * SM clock * utilisation)
 //                     + (pack bytes * (m + n) * k + 2 * partial bytes * s * m * n [s > 1])
 //                         / DRAM bandwidth
-//                     + kLaunchNs * (extra launches + [s > 1])
+//                     + kLaunchNs * extra launches + kSplitKNs * [s > 1]
 //   (the first two x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K
 //   configurations, one batch only, each slice's tiles counted as blocks, each slice's partial
 //   written and read back once in the accumulation type, and one more kernel to sum them)
@@ -68,8 +68,9 @@
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
 //   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
 //   makes those rungs lose where m and n are small and k large.
-// - extra launches: the pack step's kernels (rungs 25-26) and split-K's sum, each a fixed cost
-//   (kLaunchNs, measured) that keeps small calls on single-kernel paths.
+// - extra launches: the pack step's kernels (rungs 25-26), each a fixed cost (kLaunchNs,
+//   measured), and split-K's sum (kSplitKNs, measured): what keeps small calls on
+//   single-kernel paths.
 // Before any of this, C of at most 32 x 32 goes to rung 27 (kTinyMN below) with k <= 128 in a
 // batch, k <= 16 alone.
 // Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
@@ -491,6 +492,16 @@ constexpr double kPartialBytes<GemmArgs<double>> = 8;
 /// query: it is what keeps small calls off the multi-kernel paths.
 constexpr double kLaunchNs = 5000;
 
+/// Split-K's fixed cost, in ns: its sum kernel's launch and run and the partials' round trip
+/// beyond what the DRAM term counts. kLaunchNs alone made the model split 512^3 float calls in
+/// two (3xTF32 64x32: 15.9 us modelled against 18.5 whole), where they ran slower. Measured on
+/// the H100, 2026-11-23 (`gemmlab bench --shapes 512x512x512 --op all` with the tune cache naming
+/// each option, docs/results/small-tiles-h100-2026-11-23/forced-512.log), median over the four
+/// ops: 3xTF32 64x32 whole 20.6 us, in two slices 25.5; async_pipeline 64x64 in two 27.0. Beyond
+/// the model's compute and DRAM terms the two splits cost 12.5 and 10.0 us; the lower is kept,
+/// so that the model splits where a split measured faster (async_pipeline 64x64: 28.4 us whole).
+constexpr double kSplitKNs = 10000;
+
 /// Shared memory per SM of the GPUs the blocks-per-SM counts were measured on (sm_90).
 constexpr int kMeasuredSmemPerSm = 228 * 1024;
 
@@ -526,9 +537,9 @@ double clock_ghz(const DeviceCaps& caps) {
 /// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the
 /// busiest SM's tiles at the configuration's per-SM rate at the device's clock, plus the pack
 /// step's DRAM traffic and split-K's partial sums (written and read back once, in the
-/// accumulation type) at the device's peak bandwidth, plus kLaunchNs per extra kernel (the
-/// pack step's, split-K's sum). A batch is more tiles of the same grid (gridDim.z): the waves
-/// count tiles x batches x slices.
+/// accumulation type) at the device's peak bandwidth, plus kLaunchNs per extra kernel of the
+/// pack step and kSplitKNs for split-K's sum. A batch is more tiles of the same grid
+/// (gridDim.z): the waves count tiles x batches x slices.
 template <class Args>
 double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
                   int splits, const DeviceCaps& caps) {
@@ -544,7 +555,7 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, 
     double bytes = c.pack_bytes * double(m + n) * double(k);
     if (splits > 1) bytes += 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n);
     const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
-    const double launch_ns = kLaunchNs * (c.extra_launches + (splits > 1 ? 1 : 0));
+    const double launch_ns = kLaunchNs * c.extra_launches + (splits > 1 ? kSplitKNs : 0.0);
     return compute_ns + memory_ns + launch_ns;
 }
 
