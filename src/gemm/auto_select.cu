@@ -641,9 +641,9 @@ TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.pr
 /// product is all latency, and rung 27 gives it one warp (many share a block) where every tile
 /// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
 /// to the model: one warp's k loop would then be the whole call's latency. A single such
-/// product stays on rung 27 only while its k is one staging step of the rung (16): with the GPU
-/// otherwise idle, a tile rung's block, its k split over 4 warps and the tensor cores, finishes
-/// sooner from 32^3 on. Measured on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3
+/// product stays on rung 27 only while k <= 16 (one staging step of the rung in float
+/// accumulation, two in double): with the GPU otherwise idle, a tile rung's block, its k split
+/// over 4 warps and the tensor cores, finishes sooner from 32^3 on. Measured on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3
 /// (`gemmlab overhead --kernels small,tf32x3,dmma,mma_sync_f16,tma`,
 /// docs/results/small-tiles-h100-2026-11-23): rung 27 13.4 / 14.1 us (f32), 14.0 / 14.9 (f64),
 /// 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 / 12.7, dmma 13.7 /
@@ -733,11 +733,11 @@ ResolvedChoice resolve_tuned_choice(TuneType type, std::string_view name, int sp
 namespace {
 
 /// The calling thread's last choice and what it was made from. Programs call GEMM in loops of
-/// one shape, and the walk over every candidate and split costs about as much host time as a
-/// launch (`gemmlab overhead`, H100, 2026-11-23: 6.5 us per 1x1x1 f32 call against 5.2 for
-/// the launch alone, where skipping the model took 4.7). The device's caps and tune table are
-/// fixed once loaded (tables are never freed, so a reload is a new pointer), so equal inputs
-/// give the same choice.
+/// one shape, and the walk over every candidate and split is host time each call would repeat
+/// (`gemmlab overhead`, H100, 2026-11-23, 1x1x1 f32 calls on the model: 6.5 us per call against
+/// 5.2 for the launch alone, where a run that skipped the model measured 4.7 against 4.1). The
+/// device's caps and tune table are fixed once loaded (tables are never freed, so a reload is a
+/// new pointer), so equal inputs give the same choice.
 struct LastChoice {
     int device = -1;
     const TuneTable* table = nullptr;
