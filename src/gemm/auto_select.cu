@@ -289,8 +289,10 @@ constexpr int kDmmaSaturatingWarps = 5;
 // fill_k: measured for the DMMA tiles too (63-78 k steps: 128x128 63, rotating 128x64 78, 64x64
 // 63-65, 32x64 72; the batched sweeps of docs/results/batched-sweep-h100-2026-11-23 and
 // small-tiles-h100-2026-11-23) but left out of the model: the FP64 CUDA-core tiles' are not all
-// measured, and their 0 beside DMMA's figures would send k = 64 batches to them, which those
-// sweeps time at 1.2-2x DMMA's. Between DMMA tiles the figures differ by a few k steps.
+// measured, and with DMMA's figures in and theirs at 0 the model sent the k = 64 batches to
+// async_pipeline 128x64x16 (unmeasured there). The one FP64 CUDA-core tile those sweeps time,
+// warp_tile 128x64x8, takes 1.2-1.6x DMMA 64x64's time on them. Between DMMA tiles the figures
+// differ by a few k steps.
 const Candidate<double> kDoubleDmma[] = {
     {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
      mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
