@@ -7,9 +7,9 @@
 // warp: each warp takes a 32x32 tile of C of some batch (work items counted over all tiles of
 // all batches, so a 16x16 problem is one warp and four of them share a block), stages
 // 32 x depth slices of op(A) and op(B) in its own shared memory (converted to the accumulator
-// type on the way in), and accumulates a 4x8 block of C per lane with FMAs; no block-wide
-// barrier, so the warps of a block never wait for each other and every SM holds dozens of
-// independent tiles in flight. Any shape is correct (zero-filled edges; larger C is more
+// type on the way in), and accumulates 4 rows (8 apart) x 8 columns of C per lane with FMAs;
+// no block-wide barrier, so the warps of a block never wait for each other and every SM holds
+// dozens of independent tiles in flight. Any shape is correct (zero-filled edges; larger C is more
 // tiles, a grid-stride loop covers any count), but the tile rungs win from a few hundred rows
 // up: auto sends only C that one warp tile holds here (auto_select.cu).
 // Types: float and double (FMAs in the type), BF16/FP16 inputs with FP32 accumulation and one
@@ -29,7 +29,7 @@ namespace {
 
 constexpr int kTile = int(kSmallTile); // a warp's C tile: 32 x 32
 constexpr int kWarps = 4;         // warps per block (each on its own tile)
-constexpr int kTM = 4, kTN = 8;   // a lane's outputs: rows 4 a + i, columns 8 b + j
+constexpr int kTM = 4, kTN = 8;   // a lane's outputs: rows a + 8 i, columns 8 b + j
 constexpr int kRowGroups = kTile / kTM, kColGroups = kTile / kTN;
 static_assert(kRowGroups * kColGroups == 32, "a warp's lanes must cover its tile");
 static_assert(kTile == 32, "load_slice gives each lane one row (or one depth) of a 32-row slice");
@@ -109,13 +109,16 @@ __device__ __forceinline__ void load_vector(TAcc (&out)[N], const TAcc* src) {
 }
 
 /// One warp's tile: C(row0.., col0..) = alpha * op(A) op(B) + beta * C for its 32 x 32 (inside
-/// m x n), the lane's 4x8 block accumulated over k in slices of kDepth.
+/// m x n), the lane's 4 x 8 elements accumulated over k in slices of kDepth.
 template <bool TransA, bool TransB, class Ops, class TAcc>
 __device__ __forceinline__ void warp_tile(const Ops& g, const decltype(g.A) A, const decltype(g.B) B,
                                           decltype(g.C) C, int64_t row0, int64_t col0,
                                           WarpTiles<TAcc>& s, int lane) {
     constexpr int D = kDepth<TAcc>;
-    const int ra = lane % kRowGroups, cb = lane / kRowGroups; // rows 4 ra.., columns 8 cb..
+    // Rows ra + 8 i, columns 8 cb + j: the 8 lanes of a column store 8 consecutive rows of C
+    // (one or two 32-byte sectors), where rows 4 ra + i would put every lane in its own sector
+    // and send the L2 four times the sectors it keeps.
+    const int ra = lane % kRowGroups, cb = lane / kRowGroups;
     TAcc acc[kTM][kTN] = {};
     for (int64_t p0 = 0; p0 < g.k; p0 += D) {
         load_slice<D, /*KContig=*/TransA>(s.a, A, g.lda, g.m, g.k, row0, p0, lane);
@@ -127,7 +130,8 @@ __device__ __forceinline__ void warp_tile(const Ops& g, const decltype(g.A) A, c
 #pragma unroll 2
         for (int p = 0; p < D; ++p) {
             TAcc a[kTM], b[kTN];
-            load_vector(a, &s.a[p][kTM * ra]); // 8 distinct vectors per warp: broadcast
+#pragma unroll
+            for (int i = 0; i < kTM; ++i) a[i] = s.a[p][ra + kRowGroups * i]; // 8 words a warp
             load_vector(b, &s.b[p][kTN * cb]);
 #pragma unroll
             for (int i = 0; i < kTM; ++i)
@@ -145,7 +149,7 @@ __device__ __forceinline__ void warp_tile(const Ops& g, const decltype(g.A) A, c
         const int64_t col = col0 + kTN * cb + j;
 #pragma unroll
         for (int i = 0; i < kTM; ++i) {
-            const int64_t row = row0 + kTM * ra + i;
+            const int64_t row = row0 + ra + kRowGroups * i;
             if (row >= g.m || col >= g.n) continue;
             auto* c = C + row + col * g.ldc;
             TAcc v = alpha * acc[i][j];
