@@ -1,19 +1,75 @@
 #!/usr/bin/env python3
 """Markdown tables of a `gemmlab bench --json` run, for docs/ladder.md and the README.
 
-usage: scripts/ladder_table.py BENCH.json [--readme]
+usage: scripts/ladder_table.py BENCH.json [--readme [MORE.json ...] [--size N] [--dtypes A,B]]
 Default: per rung, GFLOP/s and % of cuBLAS at every size, one table per dtype.
---readme: one compact table (rung, technique, seed, f32 GFLOP/s at the largest size, % cuBLAS).
+--readme: one compact table over one or more runs (e.g. the f32/f64 bench and the half one):
+a row per rung, a column per dtype (--dtypes: these, in this order) at size N (default: the
+largest square size of the first run), each cell GFLOP/s and x cuBLAS of the same run; rows in
+TF32 math are marked.
 Only rows that passed the correctness check are shown; a failing row prints as FAIL.
 """
 import json
-import subprocess
 import sys
 from collections import defaultdict
 
 
+def readme_table(paths, size, wanted) -> int:
+    """The --readme table: rungs x dtypes at one square size, over the runs in `paths`."""
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    squares = [r for run in runs for r in run["rows"] if r["m"] == r["n"] == r["k"] and r["batch"] == 1]
+    if size is None:
+        size = max(r["m"] for r in runs[0]["rows"] if r["m"] == r["n"] == r["k"])
+    dtypes, cells, names = [], {}, {}
+    for r in squares:
+        if r["m"] != size or (wanted and r["dtype"] not in wanted):
+            continue
+        if r["dtype"] not in dtypes:
+            dtypes.append(r["dtype"])
+        cells[(r["number"], r["dtype"])] = r
+        names[r["number"]] = r["kernel"]
+    if wanted:
+        dtypes = [d for d in wanted if d in dtypes]
+    for run in runs:
+        dev = run.get("device") or {}
+        print(f'- {dev.get("name", "CPU")} ({dev.get("sm_count", "?")} SMs), {run["date"]}: '
+              f'`{run["command"]}` (seed {run["seed"]})')
+    print()
+
+    def cell(r):
+        if r is None:
+            return "-"
+        if not r["pass"]:
+            return "FAIL"
+        ratio = f' ({r["pct_cublas"] / 100:.2f}x)' if r.get("pct_cublas") is not None else ""
+        tf32 = " TF32" if r.get("precision") == "tf32" else ""
+        return f'{r["gflops"]:,.0f}{ratio}{tf32}'
+
+    print("| # | rung | " + " | ".join(f"{d} {size}^3 GFLOP/s" for d in dtypes) + " |")
+    print("|---|---|" + "---|" * len(dtypes))
+    for number in sorted(names, key=lambda n: n if n >= 0 else 1 << 30):
+        row = " | ".join(cell(cells.get((number, d))) for d in dtypes)
+        print(f"| {number if number >= 0 else '-'} | {names[number]} | {row} |")
+    return 0
+
+
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    size, wanted = None, []
+    if "--size" in argv:
+        i = argv.index("--size")
+        size = int(argv[i + 1])
+        del argv[i:i + 2]
+    if "--dtypes" in argv:
+        i = argv.index("--dtypes")
+        wanted = argv[i + 1].split(",")
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    if "--readme" in argv and args:
+        return readme_table(args, size, wanted)
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
@@ -37,24 +93,6 @@ def main() -> int:
             return "FAIL"
         pct = f' ({r["pct_cublas"]:.0f}%)' if r.get("pct_cublas") is not None else ""
         return f'{r["gflops"]:,.0f}{pct}'
-
-    if "--readme" in sys.argv:
-        info = {}
-        try:
-            listing = subprocess.run(["build/release/gemmlab", "list"], capture_output=True, text=True).stdout
-        except OSError:
-            listing = ""
-        for line in listing.splitlines():
-            parts = line.split(None, 4)
-            if len(parts) == 5 and parts[0].isdigit():
-                info.setdefault(int(parts[0]), (parts[3], parts[4]))
-        big = sizes[-1]
-        print(f"| # | rung | seed | f32 GFLOP/s at {big} (% of cuBLAS) |")
-        print("|---|---|---|---|")
-        for (dtype, number, kernel), by_size in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] if kv[0][1] >= 0 else 1 << 30)):
-            if dtype == "f32":
-                print(f"| {number if number >= 0 else '-'} | {kernel} | {info.get(number, ('', ''))[0]} | {fmt(by_size.get(big))} |")
-        return 0
 
     for dtype in sorted({k[0] for k in cells}):
         print(f"**{dtype}**, GFLOP/s (% of cuBLAS in the same run)\n")
