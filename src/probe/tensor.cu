@@ -72,6 +72,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "gemm/kernels/hopper_ptx.cuh"
 #include "probe/probe_kit.hpp"
 #include "probe/tensor.hpp"
 
@@ -292,106 +293,10 @@ constexpr int max_threads() {
     return fragment_regs<Op>(kChains) <= kFragmentRegBudget ? 1024 : 512;
 }
 
-// ---- wgmma (sm_90a). PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
-// Instructions": wgmma.mma_async (9.7.15.5.2), wgmma.fence (9.7.15.7.1), wgmma.commit_group
-// (9.7.15.7.2), wgmma.wait_group (9.7.15.7.3). Only compiled where __CUDA_ARCH_FEAT_SM90_ALL
-// says the target is sm_90a; elsewhere the kernels below are empty and never launched.
-
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define GEMMLAB_TENSOR_WGMMA 1
-#endif
-
-#ifdef GEMMLAB_TENSOR_WGMMA
-// The accumulator operand lists, 8 registers at a time: the instruction takes N/2 of them.
-#define GEMMLAB_TENSOR_ACC8(d, i)                                                                  \
-    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
-        "+f"(d[i + 6]), "+f"(d[i + 7])
-#define GEMMLAB_TENSOR_ACC32(d, i)                                                                 \
-    GEMMLAB_TENSOR_ACC8(d, i), GEMMLAB_TENSOR_ACC8(d, i + 8), GEMMLAB_TENSOR_ACC8(d, i + 16),      \
-        GEMMLAB_TENSOR_ACC8(d, i + 24)
-#define GEMMLAB_TENSOR_R0_31                                                                       \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "   \
-    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define GEMMLAB_TENSOR_R32_63                                                                      \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "   \
-    "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define GEMMLAB_TENSOR_R64_95                                                                      \
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "   \
-    "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-#define GEMMLAB_TENSOR_R96_127                                                                     \
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "       \
-    "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, "   \
-    "%126, %127"
-
-/// D (64, N) f32 = A (64, 16) bf16 * B (16, N) bf16 + (accumulate ? D : 0), A and B from shared
-/// memory through matrix descriptors, both K-major (imm-trans-a = imm-trans-b = 0), no negation.
-template <int N>
-__device__ __forceinline__ void wgmma_bf16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
-                                           int accumulate) {
-    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128, 256");
-    static_assert(128 * (N / 2) == 64 * N,
-                  "m64nNk16 f32: N/2 accumulators in each of the warpgroup's 128 threads");
-    if constexpr (N == 64) {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
-                     "}, "
-                     "%32, %33, p, 1, 1, 0, 0;\n}"
-                     : GEMMLAB_TENSOR_ACC32(d, 0)
-                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-    } else if constexpr (N == 128) {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
-                     ", " GEMMLAB_TENSOR_R32_63 "}, %64, %65, p, 1, 1, 0, 0;\n}"
-                     : GEMMLAB_TENSOR_ACC32(d, 0), GEMMLAB_TENSOR_ACC32(d, 32)
-                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-    } else {
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMMLAB_TENSOR_R0_31
-                     ", " GEMMLAB_TENSOR_R32_63 ", " GEMMLAB_TENSOR_R64_95
-                     ", " GEMMLAB_TENSOR_R96_127 "}, %128, %129, p, 1, 1, 0, 0;\n}"
-                     : GEMMLAB_TENSOR_ACC32(d, 0), GEMMLAB_TENSOR_ACC32(d, 32),
-                       GEMMLAB_TENSOR_ACC32(d, 64), GEMMLAB_TENSOR_ACC32(d, 96)
-                     : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-    }
-}
-#undef GEMMLAB_TENSOR_ACC8
-#undef GEMMLAB_TENSOR_ACC32
-#undef GEMMLAB_TENSOR_R0_31
-#undef GEMMLAB_TENSOR_R32_63
-#undef GEMMLAB_TENSOR_R64_95
-#undef GEMMLAB_TENSOR_R96_127
-
-/// Orders this warpgroup's earlier register accesses before the next wgmma's (needed before the
-/// first wgmma and after any other instruction touched its accumulators).
-__device__ __forceinline__ void wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-
-/// Closes the group of wgmma this warpgroup issued since the last commit.
-__device__ __forceinline__ void wgmma_commit() {
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-
-/// Waits until at most `Pending` committed groups are still running.
-template <int Pending>
-__device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
-}
-
-/// The accumulators are written behind the compiler's back until wgmma_wait returns: this empty
-/// asm "writes" them again after the wait, so no read of them can be scheduled before it.
-template <int R>
-__device__ __forceinline__ void pin_after_wait(float (&d)[R]) {
-#pragma unroll
-    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/// PTX ISA "membar / fence" (9.7.13.4): ordinary stores to shared memory are made visible to the
-/// async proxy that wgmma reads operands through.
-__device__ __forceinline__ void fence_proxy_async_shared() {
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-#endif // GEMMLAB_TENSOR_WGMMA
+// ---- wgmma (sm_90a): the instructions rung 20-24 issue, wrapped once in hopper_ptx.cuh
+// (wgmma.mma_async, fence, commit_group, wait_group). GEMMLAB_SM90A is defined only where the
+// compiler targets sm_90a; elsewhere the wgmma kernels below are empty and never launched.
+namespace hopper = gemmlab::detail::hopper;
 
 // ================================================================================================
 // Kernels
@@ -403,7 +308,7 @@ __global__ void tensor_arch_kernel(int* out) {
 #ifdef __CUDA_ARCH__
     out[0] = __CUDA_ARCH__;
 #endif
-#ifdef GEMMLAB_TENSOR_WGMMA
+#ifdef GEMMLAB_SM90A
     out[1] = 1;
 #else
     out[1] = 0;
@@ -481,14 +386,14 @@ __global__ void __launch_bounds__(32)
     }
 }
 
-#ifdef GEMMLAB_TENSOR_WGMMA
+#ifdef GEMMLAB_SM90A
 /// Copies the operand image (A of warpgroup 0, A of warpgroup 1, B) into shared memory and makes
 /// it visible to wgmma's operand reads; returns the shared-memory address of the image.
 __device__ __forceinline__ uint32_t stage_image(unsigned char* smem, const uint4* image,
                                                 int image_bytes) {
     for (int i = threadIdx.x; i < image_bytes / 16; i += blockDim.x)
         reinterpret_cast<uint4*>(smem)[i] = image[i];
-    fence_proxy_async_shared();
+    hopper::fence_proxy_async();
     __syncthreads();
     return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
 }
@@ -501,7 +406,7 @@ template <int N, bool kLatency>
 __global__ void __launch_bounds__(256, 1)
     wgmma_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, int iters, float* sink,
                  long long* block_cycles) {
-#ifdef GEMMLAB_TENSOR_WGMMA
+#ifdef GEMMLAB_SM90A
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t base = stage_image(smem, image, image_bytes);
     const int warpgroup = threadIdx.x / 128;
@@ -512,7 +417,7 @@ __global__ void __launch_bounds__(256, 1)
     float acc[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) acc[i] = 1e-3f * float((threadIdx.x + i) % 7 + 1);
-    wgmma_fence();
+    hopper::wgmma_fence();
     __syncthreads();
     const long long c0 = clock64();
     // Every loop trip opens with wgmma.fence, as CUTLASS's mainloops do per k-block: without it
@@ -520,23 +425,24 @@ __global__ void __launch_bounds__(256, 1)
     if constexpr (kLatency) {
 #pragma unroll 1
         for (int it = 0; it < iters; ++it) {
-            wgmma_fence();
-            wgmma_bf16<N>(acc, desc_a, desc_b, 1);
-            wgmma_commit();
-            wgmma_wait<0>();
+            hopper::wgmma_fence();
+            hopper::wgmma<__nv_bfloat16, N, 0, 0>(acc, desc_a, desc_b, 1);
+            hopper::wgmma_commit();
+            hopper::wgmma_wait<0>();
         }
     } else {
 #pragma unroll 1
         for (int it = 0; it < iters; ++it) {
-            wgmma_fence();
+            hopper::wgmma_fence();
 #pragma unroll
-            for (int u = 0; u < kWgmmaBatch; ++u) wgmma_bf16<N>(acc, desc_a, desc_b, 1);
-            wgmma_commit();
-            wgmma_wait<1>();
+            for (int u = 0; u < kWgmmaBatch; ++u)
+                hopper::wgmma<__nv_bfloat16, N, 0, 0>(acc, desc_a, desc_b, 1);
+            hopper::wgmma_commit();
+            hopper::wgmma_wait<1>();
         }
-        wgmma_wait<0>();
+        hopper::wgmma_wait<0>();
     }
-    pin_after_wait(acc);
+    hopper::pin_accumulators(acc);
     __syncthreads();
     const long long c1 = clock64();
 
@@ -555,7 +461,7 @@ template <int N>
 __global__ void __launch_bounds__(128)
     wgmma_once_kernel(const uint4* image, int image_bytes, uint64_t desc_strides, const float* c,
                       float* d) {
-#ifdef GEMMLAB_TENSOR_WGMMA
+#ifdef GEMMLAB_SM90A
     extern __shared__ __align__(128) unsigned char smem[];
     const uint32_t base = stage_image(smem, image, image_bytes);
     const uint64_t desc_a = desc_strides | tc::wgmma_descriptor(base, 0, 0);
@@ -563,11 +469,11 @@ __global__ void __launch_bounds__(128)
     float acc[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) acc[i] = c ? c[threadIdx.x * (N / 2) + i] : 0.0f;
-    wgmma_fence();
-    wgmma_bf16<N>(acc, desc_a, desc_b, c ? 1 : 0);
-    wgmma_commit();
-    wgmma_wait<0>();
-    pin_after_wait(acc);
+    hopper::wgmma_fence();
+    hopper::wgmma<__nv_bfloat16, N, 0, 0>(acc, desc_a, desc_b, c ? 1 : 0);
+    hopper::wgmma_commit();
+    hopper::wgmma_wait<0>();
+    hopper::pin_accumulators(acc);
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) d[threadIdx.x * (N / 2) + i] = acc[i];
 #endif

@@ -1,7 +1,8 @@
 #pragma once
-// The Hopper (sm_90a) instructions of rungs 20-24, each wrapped once: warpgroup MMA (wgmma),
-// the mbarrier, the tensor memory accelerator (cp.async.bulk.tensor), register reallocation
-// (setmaxnreg) and cluster addressing. Sections named are those of the PTX ISA.
+// The Hopper (sm_90a) instructions of rungs 20-26 and of the tensor probe's wgmma rows, each
+// wrapped once: warpgroup MMA (wgmma), the mbarrier, the tensor memory accelerator
+// (cp.async.bulk.tensor), register reallocation (setmaxnreg) and cluster addressing. Sections
+// named are those of the PTX ISA.
 //
 // The device code exists only where the compiler targets sm_90a (__CUDA_ARCH_FEAT_SM90_ALL):
 // wgmma and setmaxnreg are not part of sm_90 or of any later architecture. Elsewhere
@@ -49,9 +50,11 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
 #define GEMMLAB_ACC32(d, i)                                                                        \
     GEMMLAB_ACC8(d, i), GEMMLAB_ACC8(d, i + 8), GEMMLAB_ACC8(d, i + 16), GEMMLAB_ACC8(d, i + 24)
 #define GEMMLAB_R(a, b, c, d, e, f, g, h) "%" #a ", %" #b ", %" #c ", %" #d ", %" #e ", %" #f ", %" #g ", %" #h
-#define GEMMLAB_R0_63                                                                              \
+#define GEMMLAB_R0_31                                                                              \
     GEMMLAB_R(0, 1, 2, 3, 4, 5, 6, 7) ", " GEMMLAB_R(8, 9, 10, 11, 12, 13, 14, 15) ", "            \
-    GEMMLAB_R(16, 17, 18, 19, 20, 21, 22, 23) ", " GEMMLAB_R(24, 25, 26, 27, 28, 29, 30, 31) ", "  \
+    GEMMLAB_R(16, 17, 18, 19, 20, 21, 22, 23) ", " GEMMLAB_R(24, 25, 26, 27, 28, 29, 30, 31)
+#define GEMMLAB_R0_63                                                                              \
+    GEMMLAB_R0_31 ", "                                                                             \
     GEMMLAB_R(32, 33, 34, 35, 36, 37, 38, 39) ", " GEMMLAB_R(40, 41, 42, 43, 44, 45, 46, 47) ", "  \
     GEMMLAB_R(48, 49, 50, 51, 52, 53, 54, 55) ", " GEMMLAB_R(56, 57, 58, 59, 60, 61, 62, 63)
 #define GEMMLAB_R64_127                                                                            \
@@ -63,6 +66,12 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
     GEMMLAB_R(120, 121, 122, 123, 124, 125, 126, 127)
 
 // One asm per (N, input type); the transposes are immediates ("n" operands).
+#define GEMMLAB_WGMMA_N64(type)                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." type "." type                       \
+                 " {" GEMMLAB_R0_31 "}, %32, %33, p, 1, 1, %35, %36;\n}"                           \
+                 : GEMMLAB_ACC32(d, 0)                                                             \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define GEMMLAB_WGMMA_N128(type)                                                                   \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type                      \
@@ -80,10 +89,13 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
 template <class TIn, int N, int TransA, int TransB>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                       int scale_d) {
-    static_assert(N == 128 || N == 256, "wrapped for N = 128 and 256");
+    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128 and 256");
     constexpr bool kBf16 = std::is_same_v<TIn, __nv_bfloat16>;
     static_assert(kBf16 || std::is_same_v<TIn, __half>, "bf16 or f16 inputs");
-    if constexpr (N == 128) {
+    if constexpr (N == 64) {
+        if constexpr (kBf16) GEMMLAB_WGMMA_N64("bf16");
+        else GEMMLAB_WGMMA_N64("f16");
+    } else if constexpr (N == 128) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N128("bf16");
         else GEMMLAB_WGMMA_N128("f16");
     } else {
@@ -123,8 +135,10 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], uint64_t desc_a, u
 #undef GEMMLAB_WGMMA_TF32_N128
 #undef GEMMLAB_WGMMA_N256
 #undef GEMMLAB_WGMMA_N128
+#undef GEMMLAB_WGMMA_N64
 #undef GEMMLAB_R64_127
 #undef GEMMLAB_R0_63
+#undef GEMMLAB_R0_31
 #undef GEMMLAB_R
 #undef GEMMLAB_ACC32
 #undef GEMMLAB_ACC8
