@@ -645,7 +645,8 @@ TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.pr
 /// to the model: one warp's k loop would then be the whole call's latency. A single such
 /// product stays on rung 27 only while k <= 16 (one staging step of the rung in float
 /// accumulation, two in double): with the GPU otherwise idle, a tile rung's block, its k split
-/// over 4 warps and the tensor cores, finishes sooner from 32^3 on. Measured on the H100, 2026-11-23, synchronized latency at 16^3 / 32^3
+/// over 4 warps and the tensor cores, finishes sooner from 32^3 on. Measured on the H100,
+/// 2026-11-23, synchronized latency at 16^3 / 32^3
 /// (`gemmlab overhead --kernels small,tf32x3,dmma,mma_sync_f16,tma`,
 /// docs/results/small-tiles-h100-2026-11-23): rung 27 13.4 / 14.1 us (f32), 14.0 / 14.9 (f64),
 /// 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 / 12.7, dmma 13.7 /
