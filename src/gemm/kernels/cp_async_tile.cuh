@@ -20,7 +20,10 @@ namespace gemmlab::detail::tile {
 ///   (one element each when unaligned).
 /// The caller picks Pad for its fragment reads (rung 14 and the tensor-core rungs read
 /// differently), so the padding rule lives beside the read it serves.
-template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec, bool MnMajor, int Pad>
+/// EdgeBlockPath: an edge block's full-depth tiles take a path of their own (issue() says why);
+/// off where its few registers would make the kernel spill (rung 14's float tiles).
+template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec, bool MnMajor, int Pad,
+          bool EdgeBlockPath = false>
 struct AsyncTileLoader {
     static_assert(!MnMajor || KContig, "only a k-contiguous operand is kept mn-major");
     static constexpr bool kTranspose = KContig && !MnMajor; // element-wise scatter into k-major
@@ -79,9 +82,29 @@ struct AsyncTileLoader {
                 ptx::cp_async<kCopyBytes>(stage + dst_off + uint32_t(p * kPassSmem), ptr + p * pass_stride);
             return;
         }
-        // A rolled loop: unrolled, the compiler may if-convert this rare path into the common
-        // one, every copy then issued twice (once predicated off) with its edge arithmetic
-        // (rung 15's rotating mainloop: 24 copies and ~150 extra instructions per k tile, SASS).
+        // An edge block's full-depth tile (only m or n runs out), every k tile of the edge
+        // blocks: which copies read, and how much, takes one compare per pass (rows along k:
+        // the row against mn_rem) or none (chunks along mn: the thread's position, the same in
+        // every pass). In a single wave the edge blocks set the kernel's time: f64 1000^3 on
+        // 64x64 tiles ran in 64.1 us through the loop below, 61.8 us here (H100; 1024^3, with
+        // more work and no edge blocks, 56.6 us; docs/ladder.md).
+        if (EdgeBlockPath && k_rem == BK) {
+            const int mn_left = mn_rem - pos0; // along mn, when the lines run along k
+            const int n_chunk = mn_left <= 0 ? 0 : (mn_left < V ? mn_left : V);
+#pragma unroll
+            for (int p = 0; p < kPasses; ++p) {
+                const int n = KContig ? (line0 + p * kLinesPerPass < mn_rem ? V : 0) : n_chunk;
+                const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
+                ptx::cp_async_zfill<kCopyBytes>(stage + dst_off + uint32_t(p * kPassSmem),
+                                                n > 0 ? static_cast<const void*>(src) : X,
+                                                n * int(sizeof(T)));
+            }
+            return;
+        }
+        // The last k tile (and without EdgeBlockPath every tile of an edge block): a rolled
+        // loop. Unrolled, the compiler may if-convert this rare path into the common one, every copy then issued twice (once predicated off) with its edge
+        // arithmetic (rung 15's rotating mainloop: 24 copies and ~150 extra instructions per k
+        // tile, SASS).
 #pragma unroll 1
         for (int p = 0; p < kPasses; ++p) {
             const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);

@@ -46,10 +46,12 @@ __host__ __device__ constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd
 
 /// The shared tile of one operand for element type T: mn-major (BMN, BK + 4) when the operand
 /// is k-contiguous, k-major (BK, BMN + 32 bytes) otherwise (see the header for why).
-template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec>
+/// EdgeBlockPath: the loader's own path for edge blocks (cp_async_tile.cuh).
+template <class T, int BMN, int BK, int Threads, bool KContig, bool Vec, bool EdgeBlockPath>
 struct OperandTile {
     static constexpr int kPad = KContig ? 4 : 32 / int(sizeof(T));
-    using Loader = tile::AsyncTileLoader<T, BMN, BK, Threads, KContig, Vec, /*MnMajor=*/KContig, kPad>;
+    using Loader = tile::AsyncTileLoader<T, BMN, BK, Threads, KContig, Vec, /*MnMajor=*/KContig, kPad,
+                                         EdgeBlockPath>;
     static constexpr int LD = Loader::LD;
     static constexpr int kElems = Loader::kTileElems;
 
@@ -64,8 +66,12 @@ struct OperandTile {
 template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
 struct MmaKernel {
     using T = typename Math::Element;
-    using TileA = OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec>;
-    using TileB = OperandTile<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec>;
+    // The edge blocks' path everywhere but in the rotating mainloop, whose copies were tuned
+    // against its SASS (docs/ladder.md) and which runs the large shapes, where edge blocks
+    // are few.
+    static constexpr bool kEdgeBlockPath = !kRotatesFragments<Math>;
+    using TileA = OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec, kEdgeBlockPath>;
+    using TileB = OperandTile<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec, kEdgeBlockPath>;
     static constexpr int kK = Math::kK;             // k depth of one mma.sync
     static constexpr int kFragA = ptx::Mma16x8Fragments<kK>::kA;
     static constexpr int kFragB = ptx::Mma16x8Fragments<kK>::kB;
