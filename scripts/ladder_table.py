@@ -14,6 +14,19 @@ import sys
 from collections import defaultdict
 
 
+def format_cell(r, as_ratio: bool) -> str:
+    """GFLOP/s and the same run's cuBLAS as x (README; TF32 math marked) or % (ladder.md)."""
+    if r is None:
+        return "-"
+    if not r["pass"]:
+        return "FAIL"
+    vs = ""
+    if r.get("pct_cublas") is not None:
+        vs = f' ({r["pct_cublas"] / 100:.2f}x)' if as_ratio else f' ({r["pct_cublas"]:.0f}%)'
+    tf32 = " TF32" if as_ratio and r.get("precision") == "tf32" else ""
+    return f'{r["gflops"]:,.0f}{vs}{tf32}'
+
+
 def readme_table(paths, size, wanted) -> int:
     """The --readme table: rungs x dtypes at one square size, over the runs in `paths`."""
     runs = []
@@ -39,19 +52,10 @@ def readme_table(paths, size, wanted) -> int:
               f'`{run["command"]}` (seed {run["seed"]})')
     print()
 
-    def cell(r):
-        if r is None:
-            return "-"
-        if not r["pass"]:
-            return "FAIL"
-        ratio = f' ({r["pct_cublas"] / 100:.2f}x)' if r.get("pct_cublas") is not None else ""
-        tf32 = " TF32" if r.get("precision") == "tf32" else ""
-        return f'{r["gflops"]:,.0f}{ratio}{tf32}'
-
     print("| # | rung | " + " | ".join(f"{d} {size}^3 GFLOP/s" for d in dtypes) + " |")
     print("|---|---|" + "---|" * len(dtypes))
     for number in sorted(names, key=lambda n: n if n >= 0 else 1 << 30):
-        row = " | ".join(cell(cells.get((number, d))) for d in dtypes)
+        row = " | ".join(format_cell(cells.get((number, d)), as_ratio=True) for d in dtypes)
         print(f"| {number if number >= 0 else '-'} | {names[number]} | {row} |")
     return 0
 
@@ -86,21 +90,13 @@ def main() -> int:
     print(f'Measured on {dev.get("name", "CPU")} ({dev.get("sm_count", "?")} SMs), {run["date"]}, '
           f'with `{run["command"]}` (seed {run["seed"]}).\n')
 
-    def fmt(r):
-        if r is None:
-            return "-"
-        if not r["pass"]:
-            return "FAIL"
-        pct = f' ({r["pct_cublas"]:.0f}%)' if r.get("pct_cublas") is not None else ""
-        return f'{r["gflops"]:,.0f}{pct}'
-
     for dtype in sorted({k[0] for k in cells}):
         print(f"**{dtype}**, GFLOP/s (% of cuBLAS in the same run)\n")
         print("| # | rung | " + " | ".join(str(s) for s in sizes) + " |")
         print("|---|---|" + "---|" * len(sizes))
         for (dt, number, kernel), by_size in sorted(cells.items(), key=lambda kv: kv[0][1] if kv[0][1] >= 0 else 1 << 30):
             if dt == dtype:
-                print(f"| {number if number >= 0 else '-'} | {kernel} | " + " | ".join(fmt(by_size.get(s)) for s in sizes) + " |")
+                print(f"| {number if number >= 0 else '-'} | {kernel} | " + " | ".join(format_cell(by_size.get(s), as_ratio=False) for s in sizes) + " |")
         print()
     return 0
 
