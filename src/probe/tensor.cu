@@ -293,7 +293,7 @@ constexpr int max_threads() {
     return fragment_regs<Op>(kChains) <= kFragmentRegBudget ? 1024 : 512;
 }
 
-// ---- wgmma (sm_90a): the instructions rung 20-24 issue, wrapped once in hopper_ptx.cuh
+// ---- wgmma (sm_90a): the instructions rungs 20-26 issue, wrapped once in hopper_ptx.cuh
 // (wgmma.mma_async, fence, commit_group, wait_group). GEMMLAB_SM90A is defined only where the
 // compiler targets sm_90a; elsewhere the wgmma kernels below are empty and never launched.
 namespace hopper = gemmlab::detail::hopper;

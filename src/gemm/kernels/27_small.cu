@@ -9,9 +9,9 @@
 // 32 x depth slices of op(A) and op(B) in its own shared memory (converted to the accumulator
 // type on the way in), and accumulates 4 rows (8 apart) x 8 columns of C per lane with FMAs;
 // no block-wide barrier, so the warps of a block never wait for each other and every SM holds
-// dozens of independent tiles in flight. Any shape is correct (zero-filled edges; larger C is more
-// tiles, a grid-stride loop covers any count), but the tile rungs win from a few hundred rows
-// up: auto sends only C that one warp tile holds here (auto_select.cu).
+// dozens of independent tiles in flight. Any shape is correct (zero-filled edges; larger C is
+// more tiles, a grid-stride loop covers any count), but the tile rungs win from a few hundred
+// rows up: auto sends only C that one warp tile holds here (auto_select.cu).
 // Types: float and double (FMAs in the type), BF16/FP16 inputs with FP32 accumulation and one
 // rounding to C's type: the same arithmetic, and so the same bounds, as rungs 13 and 18.
 // Changed from rung 18 (staging through shared memory, converted to the accumulator type,

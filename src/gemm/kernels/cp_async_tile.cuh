@@ -102,9 +102,9 @@ struct AsyncTileLoader {
             return;
         }
         // The last k tile (and without EdgeBlockPath every tile of an edge block): a rolled
-        // loop. Unrolled, the compiler may if-convert this rare path into the common one, every copy then issued twice (once predicated off) with its edge
-        // arithmetic (rung 15's rotating mainloop: 24 copies and ~150 extra instructions per k
-        // tile, SASS).
+        // loop. Unrolled, the compiler may if-convert this rare path into the common one, every
+        // copy then issued twice (once predicated off) with its edge arithmetic (rung 15's
+        // rotating mainloop: 24 copies and ~150 extra instructions per k tile, SASS).
 #pragma unroll 1
         for (int p = 0; p < kPasses; ++p) {
             const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);

@@ -70,8 +70,10 @@ struct MmaKernel {
     // against its SASS (docs/ladder.md) and which runs the large shapes, where edge blocks
     // are few.
     static constexpr bool kEdgeBlockPath = !kRotatesFragments<Math>;
-    using TileA = OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec, kEdgeBlockPath>;
-    using TileB = OperandTile<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec, kEdgeBlockPath>;
+    using TileA =
+        OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec, kEdgeBlockPath>;
+    using TileB =
+        OperandTile<T, Cfg::BN, Cfg::BK, Cfg::kThreads, /*KContig=*/!TransB, Vec, kEdgeBlockPath>;
     static constexpr int kK = Math::kK;             // k depth of one mma.sync
     static constexpr int kFragA = ptx::Mma16x8Fragments<kK>::kA;
     static constexpr int kFragB = ptx::Mma16x8Fragments<kK>::kB;
