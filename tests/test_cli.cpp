@@ -176,7 +176,7 @@ TEST(Cli, OverheadWritesBothTablesJsonAndCsv) {
     const nlohmann::json j = nlohmann::json::parse(in);
     EXPECT_EQ(j["schema"], "gemmlab-overhead-1");
     EXPECT_EQ(j["seed"], 5);
-    ASSERT_EQ(j["enqueue"].size(), 9u); // launch, five parts, rung 0, auto, cuBLAS direct
+    ASSERT_EQ(j["enqueue"].size(), 10u); // launch, six parts, rung 0, auto, cuBLAS direct
     for (const auto& row : j["enqueue"]) {
         for (const char* key : {"dtype", "call", "calls_per_sample", "host_us_median", "calls_per_s",
                                 "drained_us_median", "vs_launch"})

@@ -25,6 +25,7 @@
 #include "common/device_info.hpp"
 #include "common/progress.hpp"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/driver_launch.cuh"
 #include "gemm/pointer_check.hpp"
 #include "gemmlab/overhead.hpp"
 
@@ -170,6 +171,11 @@ std::vector<EnqueueRow> measure_enqueue(DType dt, const OverheadConfig& c, uint6
     rows.push_back({"part: empty kernel, 128-byte parameter", "", [s] {
                         overhead_parameter_kernel<<<1, 32, 0, s>>>(ParameterBlock{});
                         GEMMLAB_CHECK_LAUNCH();
+                    }});
+    // The same empty kernel launched as auto's tiny-product path launches (cuLaunchKernel on a
+    // cached function handle: gemm/kernels/driver_launch.cuh).
+    rows.push_back({"part: empty kernel via cuLaunchKernel", "", [s] {
+                        detail::DriverLaunch<&overhead_empty_kernel>::run(1, 32, 0, s);
                     }});
     for (const auto& k : gemmlab_kernels(c, dt)) rows.push_back(gemmlab_contender(problem, k, s));
     rows.push_back({DirectCublas::label(dt), "", [&blas, p = normalized] { blas.call(p); }});

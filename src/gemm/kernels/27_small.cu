@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "gemm/element.hpp"
+#include "gemm/kernels/driver_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"
 
@@ -195,11 +196,12 @@ void launch_small_args(const Args& g, cudaStream_t stream) {
     const int64_t tiles = ((g.m + kTile - 1) / kTile) * ((g.n + kTile - 1) / kTile);
     const int64_t blocks = (tiles * g.batch.count + kWarps - 1) / kWarps;
     const unsigned grid = unsigned(blocks < kMaxGridX ? blocks : kMaxGridX);
+    // Through the driver (driver_launch.cuh): a tiny product's call is mostly host time.
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        small_kernel<Ops, TAcc, TA, TB>
-            <<<grid, 32 * kWarps, 0, stream>>>(operands_of(g), g.batch.strides, g.batch.count);
+        DriverLaunch<&small_kernel<Ops, TAcc, TA, TB>>::run(grid, 32 * kWarps, 0, stream,
+                                                             operands_of(g), g.batch.strides,
+                                                             g.batch.count);
     });
-    GEMMLAB_CHECK_LAUNCH();
 }
 
 } // namespace

@@ -1,0 +1,35 @@
+// The driver entry points of driver_launch.cuh, looked up once.
+
+#include "gemm/kernels/driver_launch.cuh"
+
+namespace gemmlab::detail {
+namespace {
+
+/// `name` at ABI `version` (the CUDA release that introduced it, x1000), or nullptr.
+void* driver_entry(const char* name, int version) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+        cudaGetLastError(); // not the caller's error: clear it
+        return nullptr;
+    }
+    return p;
+}
+
+} // namespace
+
+const DriverLaunchApi& driver_launch_api() {
+    static const DriverLaunchApi api = [] {
+        DriverLaunchApi a;
+        a.launch = reinterpret_cast<decltype(a.launch)>(driver_entry("cuLaunchKernel", 4000));
+        a.current_context =
+            reinterpret_cast<decltype(a.current_context)>(driver_entry("cuCtxGetCurrent", 4000));
+        if (!a.launch || !a.current_context) a = {}; // both or neither
+        return a;
+    }();
+    return api;
+}
+
+} // namespace gemmlab::detail
