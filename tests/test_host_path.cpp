@@ -299,4 +299,36 @@ TEST(HostPathGpu, MemoryOfAnotherDeviceIsRefused) {
         << gemmlab::last_error();
 }
 
+// A tiny product runs on rung 27, launched through the driver on a function handle cached per
+// thread and context (gemm/kernels/driver_launch.cuh): right on the first call, on a thread of
+// its own, and after cudaDeviceReset has destroyed the context the cached handle came from
+// (last in this file: the reset leaves the process a new context).
+void expect_tiny_product_right() {
+    std::vector<float> a(16, 1.f), b(16), c(16, -1.f);
+    for (int k = 0; k < 4; ++k)
+        for (int j = 0; j < 4; ++j) b[size_t(k * 4 + j)] = float(j + 1);
+    gemmlab::DeviceBuffer<float> A(16), B(16), C(16);
+    A.copy_from_host(a.data(), a.size());
+    B.copy_from_host(b.data(), b.size());
+    C.copy_from_host(c.data(), c.size());
+    ASSERT_EQ(gemmlab::gemm<float>(Layout::RowMajor, Op::N, Op::N, 4, 4, 4, 1.f, A.get(), 4, B.get(),
+                                   4, 0.f, C.get(), 4),
+              Status::Success)
+        << gemmlab::last_error();
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    C.copy_to_host(c.data(), c.size());
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+            EXPECT_EQ(c[size_t(i * 4 + j)], 4.f * float(j + 1)) << i << ", " << j;
+}
+
+TEST(HostPathGpu, TinyCallsAreRightOnNewThreadsAndAfterADeviceReset) {
+    REQUIRE_GPU();
+    expect_tiny_product_right();
+    std::thread([] { expect_tiny_product_right(); }).join();
+    GEMMLAB_CUDA_CHECK(cudaDeviceReset());
+    expect_tiny_product_right();
+    expect_tiny_product_right();
+}
+
 } // namespace

@@ -16,9 +16,10 @@
 //     another device's behind the library's back;
 //   - the launch: auto's pick (a few multiplies per candidate, caps cached per device) or the
 //     rung's launcher (a tiny product's kernel, rung 27, through the driver on a cached
-//     function handle: gemm/kernels/driver_launch.cuh); cuBLAS borrows a pooled handle (a mutex and a map lookup, far below
-//     cuBLAS's own cost per call); a rung that needs scratch memory takes it from the per-device
-//     stream-ordered pool (gemm/workspace.hpp: no cudaMalloc, no synchronization).
+//     function handle: gemm/kernels/driver_launch.cuh); cuBLAS borrows a pooled handle (a
+//     mutex and a map lookup, far below cuBLAS's own cost per call); a rung that needs scratch
+//     memory takes it from the per-device stream-ordered pool (gemm/workspace.hpp: no
+//     cudaMalloc, no synchronization).
 
 #include <charconv>
 #include <iterator>

@@ -26,10 +26,21 @@ const DriverLaunchApi& driver_launch_api() {
         a.launch = reinterpret_cast<decltype(a.launch)>(driver_entry("cuLaunchKernel", 4000));
         a.current_context =
             reinterpret_cast<decltype(a.current_context)>(driver_entry("cuCtxGetCurrent", 4000));
-        if (!a.launch || !a.current_context) a = {}; // both or neither
+        a.context_id =
+            reinterpret_cast<decltype(a.context_id)>(driver_entry("cuCtxGetId", 12000));
+        if (!a.launch || !a.current_context || !a.context_id) a = {}; // all or none
         return a;
     }();
     return api;
+}
+
+unsigned long long current_context_id(const DriverLaunchApi& api) {
+    CUcontext context = nullptr;
+    unsigned long long id = 0;
+    if (!api.current_context || api.current_context(&context) != CUDA_SUCCESS || !context ||
+        api.context_id(context, &id) != CUDA_SUCCESS)
+        return 0;
+    return id;
 }
 
 } // namespace gemmlab::detail
