@@ -94,10 +94,7 @@ struct AsyncTileLoader {
 #pragma unroll
             for (int p = 0; p < kPasses; ++p) {
                 const int n = KContig ? (line0 + p * kLinesPerPass < mn_rem ? V : 0) : n_chunk;
-                const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
-                ptx::cp_async_zfill<kCopyBytes>(stage + dst_off + uint32_t(p * kPassSmem),
-                                                n > 0 ? static_cast<const void*>(src) : X,
-                                                n * int(sizeof(T)));
+                copy_part(stage, p, n, X);
             }
             return;
         }
@@ -107,15 +104,20 @@ struct AsyncTileLoader {
         // rotating mainloop: 24 copies and ~150 extra instructions per k tile, SASS).
 #pragma unroll 1
         for (int p = 0; p < kPasses; ++p) {
-            const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
-            const uint32_t dst = stage + dst_off + uint32_t(p * kPassSmem);
             const int line = line0 + p * kLinesPerPass;
             const int c_left = (KContig ? k_rem : mn_rem) - pos0; // elements left in the line
             const int o_left = (KContig ? mn_rem : k_rem) - line; // lines left
-            const int n = (o_left > 0 && c_left > 0) ? (c_left < V ? c_left : V) : 0;
-            ptx::cp_async_zfill<kCopyBytes>(dst, n > 0 ? static_cast<const void*>(src) : X,
-                                            n * int(sizeof(T)));
+            copy_part(stage, p, (o_left > 0 && c_left > 0) ? (c_left < V ? c_left : V) : 0, X);
         }
+    }
+
+    /// Pass p's copy of the two edge paths: its first n elements (0..V) read, the rest of the
+    /// 16 bytes zero-filled; n = 0 reads nothing, from the always-valid address X.
+    __device__ __forceinline__ void copy_part(uint32_t stage, int p, int n, const T* X) const {
+        const T* src = ptr + p * (int64_t(kLinesPerPass) * ld);
+        ptx::cp_async_zfill<kCopyBytes>(stage + dst_off + uint32_t(p * kPassSmem),
+                                        n > 0 ? static_cast<const void*>(src) : X,
+                                        n * int(sizeof(T)));
     }
 
     /// Steps to the next k tile.
