@@ -14,6 +14,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "gemm/kernels/ptx.cuh"
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GEMMLAB_SM90A 1
 #endif
@@ -173,16 +175,12 @@ __device__ __forceinline__ void fence_proxy_async() {
 
 // ---------------------------------------------------------------------------------- mbarrier
 // PTX ISA "mbarrier": a 64-bit shared-memory object counting arrivals and transaction bytes;
-// a phase completes when both reach zero, and waiters test the phase's parity.
+// a phase completes when both reach zero, and waiters test the phase's parity. Initializing,
+// arriving and waiting are not Hopper-only (rung 15's cp.async ring uses them): they are
+// wrapped in ptx.cuh; the transaction and cluster forms are here.
 
-__device__ __forceinline__ void mbar_init(uint32_t bar, int arrivals) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
-}
-
-/// Makes initialized barriers visible to the async proxy and to the cluster.
-__device__ __forceinline__ void fence_barrier_init() {
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
+using ptx::fence_barrier_init;
+using ptx::mbar_init;
 
 /// Arrives once and announces `bytes` of transactions (the TMA loads that follow).
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
@@ -190,9 +188,7 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
                  : "memory");
 }
 
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
+using ptx::mbar_arrive;
 
 /// Arrives on the barrier at the same offset in the shared memory of cluster block `cta`. The
 /// default .release.cta semantics suffice: what the arrival announces is that this block's
@@ -206,14 +202,7 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
                  : "memory");
 }
 
-/// Blocks until the phase with parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-    asm volatile("{\n.reg .pred done;\nwait_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait_%=;\n}" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-}
+using ptx::mbar_wait;
 
 // --------------------------------------------------------------------------------------- TMA
 // PTX ISA "cp.async.bulk.tensor": a 2-D box of the tensor `map` describes (built on the

@@ -39,10 +39,43 @@ __device__ __forceinline__ void cp_async(uint32_t dst, const void* src) {
 /// Closes the group of cp.async copies this thread issued since the last commit.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
+/// Arrives on the shared mbarrier `bar` once every cp.async this thread issued before it has
+/// landed; .noinc: the barrier's expected count already includes this arrival.
+__device__ __forceinline__ void cp_async_mbar_arrive(uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 /// Waits until at most N of this thread's committed groups are still in flight.
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ------------------------------------------------------------------------------- mbarrier
+// PTX ISA "mbarrier" (sm_90 for try_wait): a 64-bit shared-memory object counting arrivals
+// (and, for TMA, transaction bytes); a phase completes when both reach zero, and waiters test
+// the phase's parity. The TMA forms are in hopper_ptx.cuh.
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, int arrivals) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+
+/// Makes initialized barriers visible to the async proxy and to the cluster.
+__device__ __forceinline__ void fence_barrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/// Blocks until the phase with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    asm volatile("{\n.reg .pred done;\nwait_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_%=;\n}" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
 }
 
 // ------------------------------------------------------------------------------- st.shared
