@@ -79,11 +79,12 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // more than the second block per SM buys: kSplitKNs).
         {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x32x32 w32x16 s4", 1},
-        {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 1},
+        {DataType::F64, Precision::Default, 4096, 4096, 4096, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 1},
         // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
         {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
-        {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 2},
-        {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 8},
+        // Few tiles, long k: 128x128's 64 (or 16) tiles cut into 128 blocks, one 8-warp block per SM.
+        {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 2},
+        {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 8},
         // 32x64 tiles: 512^3 in one kernel of 128 blocks rather than 64x64 split in two.
         {DataType::F64, Precision::Default, 512, 512, 512, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x64x16 w16x32 s4 k16", 1},

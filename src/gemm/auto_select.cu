@@ -286,25 +286,32 @@ const Candidate<double> kDoubleCudaCores[] = {
 // gives for 4 of 5 saturating warps.
 constexpr int kDmmaSaturatingWarps = 5;
 
-// fill_k: measured for the DMMA tiles too (63-78 k steps: 128x128 63, rotating 128x64 78, 64x64
-// 63-65, 32x64 72; the batched sweeps of docs/results/batched-sweep-h100-2026-11-23 and
-// small-tiles-h100-2026-11-23) but left out of the model: the FP64 CUDA-core tiles' are not all
+// fill_k: measured for the DMMA tiles too (63-78 k steps: 128x128 63 in its earlier k16
+// mainloop, rotating 128x64 78, 64x64 63-65, 32x64 72; the batched sweeps of
+// docs/results/batched-sweep-h100-2026-11-23 and small-tiles-h100-2026-11-23) but left out of
+// the model: the FP64 CUDA-core tiles' are not all
 // measured, and with DMMA's figures in and theirs at 0 the model sent the k = 64 batches to
 // async_pipeline 128x64x16 (unmeasured there). The one FP64 CUDA-core tile those sweeps time,
 // warp_tile 128x64x8, takes 1.2-1.6x DMMA 64x64's time on them. Between DMMA tiles the figures
 // differ by a few k steps.
 const Candidate<double> kDoubleDmma[] = {
-    {"dmma 128x128x16 w64x32 s3 k16", 128, 128, 8, 1, per_sm_cycle(44600),
-     mma_tile_smem(128, 128, 16, 3, 8), &mma::launch_dmma_cfg<mma::Cfg128x128w64x32s3<16>, 16>,
-     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
+    // Rung 15's row: eight warps, one block per SM, the rotating mainloop with its stages
+    // handed over by mbarriers (mma_tile.cuh). Rate: the three sweeps of 2026-11-25 (H100),
+    // medians 56,986 / 55,300 GFLOP/s at 4096^3 / 8192^3; the lower. It replaced 128x128 k16
+    // loaded tile by tile behind block barriers (44,600 in the sweep of 2026-11-23).
+    {"dmma 128x128x16 w64x32 s4 g16 k8 rotating", 128, 128, 8, 1, per_sm_cycle(55300),
+     mma_tile_smem(128, 128, 16, 4, 8) + 16 * 4,
+     &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, false, 90, 0, true, nullptr,
+     0, kDmmaSaturatingWarps},
     // Tiles taken in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the
     // call's op flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout; k8
     // DMMAs in the rotating-fragment mainloop. Rate: the sweep of 2026-11-23 (second H100
     // run), NN (4 stages, then k16 loaded tile by tile), 51,152 / 51,354 GFLOP/s at 4096^3 /
     // 8192^3 against 49,598 / 47,731 for the plain raster beside it; the lower. The rotating
-    // mainloop measured 51,265-51,341 at 8192^3 (two later sweeps), so the rate stands.
+    // mainloop measured 51,265-51,341 at 8192^3 (two later sweeps) and, with its stages on
+    // mbarriers, 50,745 / 52,136 (medians of the three sweeps of 2026-11-25), so the rate stands.
     {"dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 128, 64, 4, 2, per_sm_cycle(51150),
-     mma_tile_smem(128, 64, 16, 3, 8), &mma::launch_dmma_128x64, false, 90, 0, true,
+     mma_tile_smem(128, 64, 16, 3, 8) + 16 * 3, &mma::launch_dmma_128x64, false, 90, 0, true,
      nullptr, 0, kDmmaSaturatingWarps},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
      mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,

@@ -67,6 +67,7 @@ const Config<double> kDouble[] = {
     {"dmma 128x64x16 w64x32 s3 g16 k16", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s3g16<16>, 16>},
     {"dmma 128x64x16 w64x32 s4 g16 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w64x32s4g16<16>>},
     {"dmma 128x64x16 w64x32 s3 g16 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w64x32s3g16<16>>},
+    {"dmma 128x128x16 w64x32 s4 g16 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>},
     {"dmma 64x64x16 w32x32 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>},
     {"dmma 128x64x32 w64x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg128x64w64x32s3<32>, 16>},
     {"dmma 64x128x16 w32x64 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x128w32x64s4<16>, 16>},

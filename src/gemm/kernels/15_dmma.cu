@@ -7,7 +7,8 @@
 // result meets the same FP64 error bound as an FMA chain. The warp, not the thread, now owns an
 // output tile: a (WM, WN) warp tile is a grid of 16x8 MMA tiles whose operands each lane loads
 // in the register layout the instruction fixes (ptx.cuh), from shared tiles padded so that those
-// loads are conflict-free (mma_tile.cuh); rung 14's cp.async ring feeds the shared tiles.
+// loads are conflict-free (mma_tile.cuh); rung 14's cp.async ring feeds the shared tiles, its
+// stages handed from the copies to the warps and back by mbarriers rather than block barriers.
 // Which shape: sm_90 has m8n8k4 (also sm_80), m16n8k4, m16n8k8 and m16n8k16 for f64; the
 // tensor probe (`gemmlab probe tensor`) measures their rates, and the configurations below are
 // instantiated for k8 and k16 so that the bench can compare them in a kernel: see
@@ -77,12 +78,13 @@ template void launch_dmma_cfg<Cfg128x64w64x32s3g16<16>, 16>(const GemmArgs<doubl
 template void launch_dmma_cfg<Cfg32x64w16x32s4<16>, 16>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s3g16<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_rotating_cfg<Cfg128x128w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);
 
 /// Shared memory of one block of Cfg for the call's op flags (a k-contiguous operand's tile is
 /// padded along k, an mn-contiguous one's along mn: mma_tile.cuh).
 template <class Cfg>
 int dmma_smem_bytes(bool trans_a, bool trans_b) {
-    using M = DmmaMath<16>;
+    using M = DmmaMath<8, true>;
     if (trans_a)
         return trans_b ? MmaKernel<Cfg, M, true, true, true>::kSmemBytes
                        : MmaKernel<Cfg, M, true, false, true>::kSmemBytes;
@@ -107,15 +109,16 @@ void launch_dmma_128x64(const GemmArgs<double>& g, cudaStream_t stream) {
 
 } // namespace mma
 
-// The registry row runs the configuration measured fastest (docs/ladder.md): 128x64 tiles
-// taken in groups of 16 tile rows, which keeps the operand panels of the blocks running at once
-// in L2 at large sizes, with as many stages as let two blocks share an SM, and m16n8k8 DMMAs
-// fed by the rotating-fragment mainloop (mma_tile.cuh): at 4096^3 it kept the FP64 tensor pipe
-// 85% busy against 82% for m16n8k16 loaded tile by tile (ncu), and at 8192^3 ran 91.0-91.6% of
-// cuBLAS against 90.8-91.2% in two sweeps (H100, 2026-11-23).
+// The registry row runs the configuration measured fastest (docs/ladder.md): 128x128 tiles,
+// eight warps of 64x32, one block per SM, taken in groups of 16 tile rows (which keeps the
+// operand panels of the blocks running at once in L2), m16n8k8 DMMAs fed by the
+// rotating-fragment mainloop, its four stages handed over by mbarriers (mma_tile.cuh). At
+// 4096^3 it keeps the FP64 tensor pipe 93.6% busy against 90.2% for two 4-warp 128x64 blocks
+// per SM in the same mainloop, on two thirds of their L2 traffic, and ran 0.97-1.05x cuBLAS
+// at 4096^3 and 0.98-0.99x at 8192^3 in three sweeps (H100, 2026-11-25).
 template <class T>
 void launch_dmma(const GemmArgs<T>& g, cudaStream_t stream) {
-    mma::launch_dmma_128x64(g, stream);
+    mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>(g, stream);
 }
 
 template void launch_dmma<double>(const GemmArgs<double>&, cudaStream_t);

@@ -56,6 +56,9 @@ template <int BK>
 using Cfg128x64w64x32s4g16 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 4, 2, 16>;
 template <int BK>
 using Cfg128x64w64x32s3g16 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 3, 2, 16>;
+/// 128x128, 8 warps of 64x32, 4 stages, tiles in groups of 16 tile rows (rung 15's row).
+template <int BK>
+using Cfg128x128w64x32s4g16 = MmaConfig<GemmShape<128, 128, BK>, GemmShape<64, 32, 1>, 4, 1, 16>;
 /// 128x64, 4 warps of 64x32, 3 stages, 2 blocks per SM (with a 32-deep k tile: half the barriers).
 template <int BK>
 using Cfg128x64w64x32s3 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<64, 32, 1>, 3, 2>;

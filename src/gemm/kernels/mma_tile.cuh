@@ -5,7 +5,8 @@
 //
 //   gmem -> smem   cp.async into a Stages-deep ring of shared tiles (AsyncTileLoader), each
 //                  operand kept in its global layout so every op combination moves in 16-byte
-//                  copies; edge tiles zero-filled by the copy.
+//                  copies; edge tiles zero-filled by the copy. Stages are handed over by
+//                  block barriers, or in the rotating mainloop (rung 15) by mbarriers.
 //   smem -> regs   per k step of the MMA shape (m16n8kK), each warp loads the A fragments of
 //                  its WM / 16 row tiles and the B fragments of its WN / 8 column tiles in the
 //                  mma.sync register layout (ptx.cuh), one element per load.
@@ -78,7 +79,9 @@ struct MmaKernel {
     static constexpr int kFragA = ptx::Mma16x8Fragments<kK>::kA;
     static constexpr int kFragB = ptx::Mma16x8Fragments<kK>::kB;
     static constexpr int kStageElems = TileA::kElems + TileB::kElems;
-    static constexpr int kSmemBytes = Cfg::kStages * kStageElems * int(sizeof(T));
+    static constexpr int kRingBytes = Cfg::kStages * kStageElems * int(sizeof(T));
+    // The rotating mainloop's full and empty mbarriers (8 bytes each) follow the stages.
+    static constexpr int kSmemBytes = kRingBytes + (kRotatesFragments<Math> ? 16 * Cfg::kStages : 0);
 
     static_assert(Cfg::BK % kK == 0, "the k tile must be whole MMA k steps");
     static_assert((TileA::kElems * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
@@ -156,6 +159,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     // previous tile's: a cp.async holds its address registers until the copy leaves the memory
     // queue, and overwriting them at once stalled the warp (ncu: long-scoreboard stalls on the
     // pointer increment: about 5% of rung 15's stall samples at 4096^3, docs/ladder.md).
+    // The rotating mainloop (below) hands its stages over by mbarriers: stage s's full
+    // barrier, then its empty barrier, after the stages.
+    constexpr bool kRing = kRotatesFragments<Math> && Vec;
+    const auto full_bar = [&](int stage) { return smem_u32 + uint32_t(K::kRingBytes + 8 * stage); };
+    const auto empty_bar = [&](int stage) { return smem_u32 + uint32_t(K::kRingBytes + 8 * (S + stage)); };
     const auto issue_next = [&](int stage, int64_t issue_left) {
         if (issue_left > 0) {
             if (issue_left < g.k) { // not the first tile, where the loaders start
@@ -168,15 +176,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
             load_b.issue(base + uint32_t(K::TileA::kElems * int(sizeof(T))), depth, g.B);
         }
         ptx::cp_async_commit();
+        if constexpr (kRing) ptx::cp_async_mbar_arrive(full_bar(stage));
     };
 
     // The rotating mainloop holds about 40 more registers than the one below; with the
     // element-wise copies of an unaligned operand (more copy addresses per thread) it spills,
     // so those calls take the one below.
-    if constexpr (kRotatesFragments<Math> && Vec) {
+    if constexpr (kRing) {
         // Fragments one k step ahead in a rotating set of registers (the slots below): the
-        // loads of step s + 1 go between the MMAs of step s, and the barrier before tile t + 1's
-        // first fragments waits while the first MMAs of tile t's last step run.
+        // loads of step s + 1 go between the MMAs of step s, and the wait for tile t + 1's data
+        // comes after the first MMAs of tile t's last step.
         constexpr int H = BK / K::kK;  // k steps per tile
         constexpr int kSlots = MT + 1; // A row tiles in registers: one step's MT and a spare
         // Steps until the A slots (a rotation by one per step) and the B sets (two) repeat.
@@ -188,6 +197,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         // row tile i's MMAs go to the slot row tile i - 1 of step s was read from, an MMA issued
         // one row (NT MMAs) earlier, so the load never waits for an MMA still reading it.
         constexpr auto slot = [](int step, int i) { return ((i - step) % kSlots + kSlots) % kSlots; };
+        static_assert(H >= 2, "a stage's empty arrival follows its tile's second-last step");
+        // The stages are handed over by mbarriers, not block barriers: stage s's full barrier
+        // completes when every thread's copies into it have landed (each thread's
+        // cp.async.mbarrier.arrive), its empty barrier when every thread has loaded its last
+        // fragments from it. A warp thus waits only for the data it reads next and, to refill
+        // a stage, for the others to have left it, never for the slowest warp to reach a
+        // common point. With a __syncthreads at each tile's last step instead, 128x64 tiles
+        // kept the FP64 tensor pipe 87.5% busy against 90.2% with the barriers, and the 8-warp
+        // 128x128 tiles, 0.8x cuBLAS under a block barrier, reach 93.6% (ncu, 4096^3, H100,
+        // 2026-11-25; docs/ladder.md).
+        if (tid == 0) {
+#pragma unroll
+            for (int st = 0; st < S; ++st) {
+                ptx::mbar_init(full_bar(st), Cfg::kThreads);
+                ptx::mbar_init(empty_bar(st), Cfg::kThreads);
+            }
+            ptx::fence_barrier_init();
+        }
+        __syncthreads(); // the barriers are initialized before anyone arrives
         const auto load_b_set = [&](int set, const T* tile_a, int k0) {
             const T* tile_b = tile_a + K::TileA::kElems;
 #pragma unroll
@@ -202,14 +230,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         // fragments are all in registers, before the tile's last step.
 #pragma unroll
         for (int s = 0; s < S; ++s) issue_next(s, g.k - int64_t(s) * BK);
-        ptx::cp_async_wait<S - 1>(); // this thread's copies of tile 0 have landed
-        __syncthreads();
+        ptx::mbar_wait(full_bar(0), 0); // tile 0 has landed
         load_b_set(0, smem, 0);
 #pragma unroll
         for (int i = 0; i < MT; ++i) frags.load_a(a[slot(0, i)], smem, i, 0);
 
         int stage = 0;        // the stage of the tile being multiplied
         int64_t k_left = g.k; // depth from that tile on
+        uint32_t phase = 0;   // the parity of that tile's phase of its stage's barriers
+        int refill_stage = 0; // in a tile's last step: the stage it leaves, and its parity
+        uint32_t refill_phase = 0;
+        // The row of a tile's last step after whose MMAs its stage is refilled: rows after
+        // the last fragment loads from it, so the other warps have mostly left it. Row 0 kept
+        // the 128x64 tiles' pipe 87% busy, rows 2 and 3 90% (ncu, H100, 2026-11-25).
+        constexpr int kRefillRow = MT / 2;
         // Step s of the unrolled body; false after the last tile's last step.
         const auto step = [&]<int s>() -> bool {
             constexpr int h = s % H; // the step inside its tile
@@ -220,17 +254,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
             for (int i = 0; i < MT; ++i) {
                 Math::mma_row(acc[i], a[slot(s, i)], b[s % 2], guard);
                 if (i == 0) {
-                    if constexpr (tile_end) {
-                        ptx::cp_async_wait<S - 2>(); // this thread's copies of tile t + 1 have landed
-                        __syncthreads(); // everyone's have, and every fragment of tile t is read
-                        issue_next(stage, k_left - int64_t(S) * BK); // tile t + S, into t's stage
+                    if constexpr (tile_end) { // on to tile t + 1's stage; wait for its data
+                        refill_stage = stage;
+                        refill_phase = phase;
+                        if (stage == S - 1) phase ^= 1;
                         stage = stage == S - 1 ? 0 : stage + 1;
+                        if (k_left > BK) ptx::mbar_wait(full_bar(stage), phase);
                         next_a = smem + stage * K::kStageElems;
                     }
                     load_b_set((s + 1) % 2, next_a, k0_next);
                 }
+                if constexpr (tile_end) {
+                    if (i == kRefillRow) { // tile t + S into t's stage, once everyone has left it
+                        ptx::mbar_wait(empty_bar(refill_stage), refill_phase);
+                        issue_next(refill_stage, k_left - int64_t(S) * BK);
+                    }
+                }
                 frags.load_a(a[slot(s + 1, i)], next_a, i, k0_next);
             }
+            // Every fragment of this tile is in registers now (its last step's came in this
+            // step): this thread has left its stage.
+            if constexpr (h == H - 2) ptx::mbar_arrive(empty_bar(stage));
             if constexpr (tile_end) {
                 if (k_left <= BK) return false; // step s + 1's loads read a stale stage: unused
                 k_left -= BK;
