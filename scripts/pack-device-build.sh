@@ -13,4 +13,6 @@ tar -C "$build" --exclude='*.o' --exclude='*.a' --exclude='consumer_work' --excl
     --exclude='.ninja_log' --exclude='CompilerId*' -cf - . | tar -C build/carry -xf -
 find build/carry -type f -perm -u+x ! -name '*.so*' ! -name '*.sh' ! -name '*.py' \
     -exec sh -c 'file "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \;
+# The project's own shared libraries too (their dynamic symbols stay): 1.7 MB off libgemmlab.so.
+find build/carry -maxdepth 1 -type f -name 'libgemmlab*.so*' -exec strip --strip-unneeded {} \;
 du -sh build/carry
