@@ -204,9 +204,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         // fragments from it. A warp thus waits only for the data it reads next and, to refill
         // a stage, for the others to have left it, never for the slowest warp to reach a
         // common point. With a __syncthreads at each tile's last step instead, 128x64 tiles
-        // kept the FP64 tensor pipe 87.5% busy against 90.2% with the barriers, and the 8-warp
-        // 128x128 tiles, 0.8x cuBLAS under a block barrier, reach 93.6% (ncu, 4096^3, H100,
-        // 2026-11-25; docs/ladder.md).
+        // kept the FP64 tensor pipe 87.5% busy against 90.2% with mbarriers; and 8-warp 128x128
+        // tiles, 0.8x cuBLAS behind block barriers (k16, tile by tile), keep it 93.6% busy here
+        // (ncu, 4096^3, H100, 2026-11-25; docs/ladder.md).
         if (tid == 0) {
 #pragma unroll
             for (int st = 0; st < S; ++st) {
