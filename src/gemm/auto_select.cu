@@ -137,6 +137,10 @@ constexpr int mma_operand_elems(int bmn, int bk, int elem) {
 constexpr int mma_tile_smem(int bm, int bn, int bk, int stages, int elem) {
     return stages * (mma_operand_elems(bm, bk, elem) + mma_operand_elems(bn, bk, elem)) * elem;
 }
+/// Rung 15's rotating mainloop: its f64 stages (k tile 16) and each stage's two 8-byte mbarriers.
+constexpr int dmma_rotating_smem(int bm, int bn, int stages) {
+    return mma_tile_smem(bm, bn, 16, stages, 8) + 16 * stages;
+}
 /// Rung 18 (18_half_simt.cu): static float (BK, BMN + 1) tiles.
 constexpr int half_simt_smem(int bm, int bn, int bk) { return bk * (bm + 1 + bn + 1) * 4; }
 /// Rung 19 (19_mma_sync_f16.cu, Plan): unpadded swizzled 16-bit tiles per stage.
@@ -300,7 +304,7 @@ const Candidate<double> kDoubleDmma[] = {
     // medians 56,986 / 55,300 GFLOP/s at 4096^3 / 8192^3; the lower. It replaced 128x128 k16
     // loaded tile by tile behind block barriers (44,600 in the sweep of 2026-11-23).
     {"dmma 128x128x16 w64x32 s4 g16 k8 rotating", 128, 128, 8, 1, per_sm_cycle(55300),
-     mma_tile_smem(128, 128, 16, 4, 8) + 16 * 4,
+     dmma_rotating_smem(128, 128, 4),
      &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, false, 90, 0, true, nullptr,
      0, kDmmaSaturatingWarps},
     // Tiles taken in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the
@@ -311,7 +315,7 @@ const Candidate<double> kDoubleDmma[] = {
     // mainloop measured 51,265-51,341 at 8192^3 (two later sweeps) and, with its stages on
     // mbarriers, 50,745 / 52,136 (medians of the three sweeps of 2026-11-25), so the rate stands.
     {"dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 128, 64, 4, 2, per_sm_cycle(51150),
-     mma_tile_smem(128, 64, 16, 3, 8) + 16 * 3, &mma::launch_dmma_128x64, false, 90, 0, true,
+     dmma_rotating_smem(128, 64, 3), &mma::launch_dmma_128x64, false, 90, 0, true,
      nullptr, 0, kDmmaSaturatingWarps},
     {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
      mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
