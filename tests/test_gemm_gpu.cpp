@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -555,6 +556,101 @@ TEST(GemmApi, DefaultPrecisionAutoIsFp32AccurateWhereTf32IsNot) {
     const double tf32_vs_fp32_bound = tf32.check.worst_ratio * reference::error_gamma<float>(32, Precision::Tf32) /
                                       reference::error_gamma<float>(32);
     EXPECT_GT(tf32_vs_fp32_bound, 1.0) << "TF32 should not meet the FP32 bound at k = 32";
+}
+
+// TF32 mode promises inputs rounded to nearest (docs/precision.md): truncating them (what the
+// tensor cores do with raw FP32 operands) or not rounding at all must fail here. One operand
+// holds random floats of |x| in [1/8, 8) whose bits below TF32 are not exactly half a place
+// (the two tie rules the rungs use, to even by TMA and away from zero by cvt.rna, differ only
+// there), the other +-1 and +-2. Every product is then a multiple of 2^-13 below 16 and every
+// sum of k = 72 of them below 2^11, so the FP32 sums are exact in any order and C must equal
+// sum(tf32(x) * y) exactly. k = 72 leaves a partial k tile; k % 4 == 0 keeps K-major rows
+// 16-byte aligned, so rung 25 takes both its paths (TMA rounding a K-major operand as it
+// lands, the pack rounding the others) across the four ops.
+TEST(Tf32Mode, EveryTf32RungRoundsItsInputsToNearest) {
+    REQUIRE_GPU();
+    const auto tf32_of = [](float x) { // to nearest; never called on a tie
+        uint32_t bits;
+        std::memcpy(&bits, &x, 4);
+        bits = (bits + 0x1000u) & ~0x1FFFu;
+        std::memcpy(&x, &bits, 4);
+        return x;
+    };
+    std::mt19937 rng(2026);
+    const auto rounding_value = [&] {
+        std::uniform_int_distribution<uint32_t> mantissa(0, (1u << 23) - 1);
+        std::uniform_int_distribution<int> exponent(-3, 2), sign(0, 1);
+        uint32_t m;
+        do m = mantissa(rng);
+        while ((m & 0x1FFFu) == 0x1000u);
+        const uint32_t bits = (uint32_t(sign(rng)) << 31) | (uint32_t(127 + exponent(rng)) << 23) | m;
+        float x;
+        std::memcpy(&x, &bits, 4);
+        return x;
+    };
+    const auto exact_value = [&] {
+        const float values[] = {1.f, -1.f, 2.f, -2.f};
+        return values[std::uniform_int_distribution<int>(0, 3)(rng)];
+    };
+
+    std::vector<std::pair<std::string, Precision>> rungs;
+    for (const auto& k : gpu_kernels())
+        if (k.precision == Precision::Tf32 && check_device_support(k) == Status::Success)
+            rungs.emplace_back(std::string(k.name), Precision::Tf32);
+    rungs.emplace_back("auto", Precision::Tf32);
+
+    const int64_t m = 136, n = 200, k = 72;
+    DeviceBuffer<float> A(m * k), B(k * n), C(m * n);
+    std::vector<float> a(m * k), b(k * n), c(m * n), want(m * n);
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+        for (const auto& [op_a, op_b] : kOps)
+            for (bool rounding_in_a : {true, false}) {
+                // Element (i, l) of op(A) and (l, j) of op(B), wherever the layout and op put it.
+                const bool row = layout == Layout::RowMajor;
+                const int64_t lda = (row == (op_a == Op::N)) ? k : m;
+                const int64_t ldb = (row == (op_b == Op::N)) ? n : k;
+                const auto at_a = [&](int64_t i, int64_t l) {
+                    const bool i_major = row == (op_a == Op::N); // rows of op(A) contiguous in k
+                    return i_major ? i * lda + l : l * lda + i;
+                };
+                const auto at_b = [&](int64_t l, int64_t j) {
+                    const bool l_major = row == (op_b == Op::N);
+                    return l_major ? l * ldb + j : j * ldb + l;
+                };
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t l = 0; l < k; ++l) a[at_a(i, l)] = rounding_in_a ? rounding_value() : exact_value();
+                for (int64_t l = 0; l < k; ++l)
+                    for (int64_t j = 0; j < n; ++j) b[at_b(l, j)] = rounding_in_a ? exact_value() : rounding_value();
+                const int64_t ldc = row ? n : m;
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t j = 0; j < n; ++j) {
+                        double sum = 0;
+                        for (int64_t l = 0; l < k; ++l)
+                            sum += double(tf32_of(a[at_a(i, l)])) * double(tf32_of(b[at_b(l, j)]));
+                        want[row ? i * ldc + j : j * ldc + i] = float(sum); // exact
+                    }
+                A.copy_from_host(a.data(), a.size());
+                B.copy_from_host(b.data(), b.size());
+                for (const auto& [name, precision] : rungs) {
+                    poison_nan(C.get(), C.size());
+                    GemmOptions options;
+                    options.kernel = name;
+                    options.precision = precision;
+                    const std::string what = name + " " + (row ? "row" : "col") + " " +
+                                             (op_a == Op::N ? "n" : "t") + (op_b == Op::N ? "n" : "t") +
+                                             (rounding_in_a ? ", A rounds" : ", B rounds");
+                    ASSERT_EQ(gemm<float>(layout, op_a, op_b, m, n, k, 1.f, A.get(), lda, B.get(), ldb,
+                                          0.f, C.get(), ldc, options),
+                              Status::Success)
+                        << what << ": " << last_error();
+                    C.copy_to_host(c.data(), c.size());
+                    int64_t wrong = 0, first = -1;
+                    for (int64_t e = 0; e < m * n; ++e)
+                        if (c[e] != want[e] && wrong++ == 0) first = e;
+                    EXPECT_EQ(wrong, 0) << what << ": element " << first << " is " << c[std::max<int64_t>(first, 0)]
+                                        << ", sum(tf32(a) b) is " << want[std::max<int64_t>(first, 0)];
+                }
+            }
 }
 
 TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
