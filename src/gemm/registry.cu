@@ -160,10 +160,12 @@ const Rung kRungs[] = {
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
                       "persistent kernels", true, false),
-    // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step, then rung 24's kernel)
+    // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step where needed, then rung
+    // 24's kernel)
     GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
-                       "TF32 on wgmma m64n256k8: operands rounded (cvt.rna) and packed K-major, "
-                       "then rung 24's persistent TMA pipeline. Lower precision (u = 2^-11)",
+                       "TF32 on wgmma m64n256k8: operands rounded by TMA as they land, an "
+                       "MN-major A through registers, an MN-major B packed K-major first; rung "
+                       "24's persistent TMA pipeline. Lower precision (u = 2^-11)",
                        "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
                        true, 0, false),
     GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,

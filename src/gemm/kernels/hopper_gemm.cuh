@@ -16,9 +16,12 @@
 //   24 persistent        one block per SM loops over the tiles in a grouped order; the
 //                        producer already loads the next tile while the consumers store this
 //                        one.
-//   25-26 (float)        rung 24's plan on TF32 operands that a pack step rounded and laid out
-//                        K-major (tf32_wgmma.cuh); 3xTF32 loads a big and a small part of each
-//                        operand per stage and issues three wgmma per k step.
+//   25-26 (float)        rung 24's plan on TF32 operands, rounded by TMA as they land or by a
+//                        pack step that also lays them out K-major (tf32_wgmma.cuh). TF32 reads
+//                        an MN-major A from shared memory into registers (wgmma's register-A
+//                        form: the shared forms take TF32 K-major only); 3xTF32 loads a big and
+//                        a small part of each operand per stage and issues three wgmma per k
+//                        step.
 //
 // Shared tiles (BK = 128 bytes: 64 16-bit or 32 TF32 elements, kTileK). An operand whose k index is contiguous in memory
 // (K-major: A with op T, B with op N) is one panel of R rows (R = BM or BN) of 128 bytes, row =
@@ -57,8 +60,8 @@ namespace gemmlab::detail::hopper {
 enum class Feed { CpAsync, Tma };
 
 /// TF32 operands of the float rungs 25 (Tf32) and 26 (Tf32x3: a big and a small part per
-/// operand): float storage already rounded to TF32 and laid out K-major by the pack step
-/// (tf32_wgmma.cuh). The 16-bit input types are their own storage, one part.
+/// operand): float storage, rounded to TF32 by TMA or by the pack step (tf32_wgmma.cuh). The
+/// 16-bit input types are their own storage, one part.
 struct Tf32 {};
 struct Tf32x3 {};
 
@@ -110,12 +113,14 @@ struct Plan {
     static_assert(kCluster == 1 || kCluster == 2, "clusters of 1 or 2 blocks");
 };
 
-/// Geometry of one operand's shared tile of R (m or n) x 128 bytes of k.
-template <int R, bool KMajor>
+/// Geometry of one operand's shared tile of R (m or n) x 128 bytes of k; RowElems elements fill
+/// a 128-byte row (64 16-bit values, 32 TF32), so an MN-major panel is RowElems m or n wide and
+/// RowElems k rows deep.
+template <int R, bool KMajor, int RowElems = 64>
 struct TileShape {
     static constexpr int kBytes = R * 128;
-    static constexpr int kPanels = KMajor ? 1 : R / 64;
-    static constexpr int kPanelRows = KMajor ? R : 64;
+    static constexpr int kPanels = KMajor ? 1 : R / RowElems;
+    static constexpr int kPanelRows = KMajor ? R : RowElems;
     static constexpr int kPanelBytes = kPanelRows * 128;
     static constexpr int kChunks = kBytes / 16; // 16-byte chunks
     static_assert(kPanelBytes % 1024 == 0, "panels keep the 1024-byte swizzle alignment");
@@ -179,8 +184,8 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 /// the barriers.
 template <class P, class TIn, bool TransA, bool TransB>
 struct Smem {
-    using ShapeA = TileShape<P::BM, /*KMajor=*/TransA>;
-    using ShapeB = TileShape<P::BN, /*KMajor=*/!TransB>;
+    using ShapeA = TileShape<P::BM, /*KMajor=*/TransA, kTileK<TIn>>;
+    using ShapeB = TileShape<P::BN, /*KMajor=*/!TransB, kTileK<TIn>>;
     static constexpr int kParts = Input<TIn>::kParts;
     static constexpr int kStageBytes = kParts * (ShapeA::kBytes + ShapeB::kBytes);
     static constexpr int kStoreOffset = P::kStages * kStageBytes; // 1024-aligned
@@ -221,6 +226,27 @@ __device__ __forceinline__ uint64_t operand_descriptor(uint32_t tile, int mn0, i
                                                        uint32_t mn_sbo) {
     if constexpr (KMajor) return sw128_descriptor(tile + mn0 * 128 + ks * 32, 16, 1024);
     else return sw128_descriptor(tile + (mn0 / 64) * panel_bytes + ks * 2048, mn_lbo, mn_sbo);
+}
+
+/// TF32 with an MN-major A (kRegisterA): warpgroup wg's A fragment of k step ks (0..3) from the
+/// stage's A tile at `tile` (panels of 32 m x 32 k rows, 128-byte swizzled, already rounded to
+/// TF32 by TMA) in wgmma's m64nNk8 register layout: rows g and g + 8 of the warp's 16, k t and
+/// t + 4 (g = lane / 4, t = lane % 4). Element (m, k) of a panel is float m % 4 of chunk
+/// (m / 4) ^ (k % 8) of row k.
+__device__ __forceinline__ void load_a_fragments_mn_major(uint32_t (&frag)[4], uint32_t tile,
+                                                          int wg, int ks) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const int g = lane / 4, t = lane % 4;
+    const int m = 64 * wg + 16 * warp + g; // rows m and m + 8 share a panel
+    const uint32_t panel = tile + (m / 32) * (32 * 128);
+    const int c = (m % 32) / 4, e = m % 4;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) { // k = 8 ks + t + 4 h, so k % 8 = t + 4 h
+        const int k = 8 * ks + t + 4 * h, sw = t + 4 * h;
+        const uint32_t row = panel + k * 128 + e * 4;
+        frag[2 * h + 0] = ld_shared_b32(row + ((c ^ sw) * 16));
+        frag[2 * h + 1] = ld_shared_b32(row + (((c + 2) ^ sw) * 16));
+    }
 }
 
 /// Rounds one FP32 result to the output type (round to nearest even).
@@ -381,7 +407,11 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     constexpr int kTK = kTileK<TIn>;
     constexpr int kParts = S::kParts;
     constexpr bool kTf32 = Input<TIn>::kTf32;
-    static_assert(!kTf32 || (kAK && kBK), "TF32 wgmma reads both operands K-major (packed)");
+    // TF32 wgmma reads shared operands K-major only; an MN-major A (one part) goes through
+    // registers instead (kRegisterA).
+    static_assert(!kTf32 || (kBK && (kAK || kParts == 1)),
+                  "TF32: B K-major, A K-major or (TF32, one part) through registers");
+    constexpr bool kRegisterA = kTf32 && !kAK;
     static_assert(!kTf32 || (P::kFeed == Feed::Tma && P::kCluster == 1),
                   "TF32 operands arrive by TMA into single blocks");
 
@@ -431,6 +461,13 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     const auto issue_loads = [&](int s, int64_t m0, int64_t n0, int kt) {
         const int k0 = kt * kTK;
         mbar_arrive_expect_tx(full + 8 * s, kStageTx);
+        if constexpr (kRegisterA) {
+            for (int pa = 0; pa < ShapeA::kPanels; ++pa)
+                tma_load_2d(a_tile(s) + pa * ShapeA::kPanelBytes, &map_a, full + 8 * s,
+                            int(m0) + kTK * pa, k0);
+            tma_load_2d(b_tile(s), &map_b, full + 8 * s, k0, int(n0));
+            return;
+        }
         if constexpr (kTf32) {
             for (int part = 0; part < kParts; ++part) {
                 tma_load_2d(a_tile(s) + part * ShapeA::kBytes, &map_a, full + 8 * s, k0,
@@ -484,6 +521,9 @@ __global__ void __launch_bounds__(P::kThreads, 1)
         if constexpr (P::kSpecialized) setmaxnreg_inc<232>();
         const int wg = warpgroup;
         float acc[P::BN / 2] = {};
+        // kRegisterA: two sets of A fragments, alternating by k step (one wgmma group each): a
+        // set is reloaded only after the group that read it has completed.
+        uint32_t a_frag[2][4];
         int it = 0; // k tiles consumed so far
         for (int u = first_unit; u < num_units; u += unit_step) {
             int tm, tn, kt0, kt1;
@@ -529,6 +569,20 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                     mbar_wait(full + 8 * s, (it / kStages) & 1);
                 }
 
+                if constexpr (kRegisterA) {
+                    // One group per k step; the end of the previous k tile left only its last
+                    // step's group (set 1) in flight, so set 0 is free at ks = 0.
+#pragma unroll
+                    for (int ks = 0; ks < 4; ++ks) {
+                        if (ks > 0) wgmma_wait<1>(); // step ks - 2, the last reader of this set
+                        load_a_fragments_mn_major(a_frag[ks % 2], a_tile(s), wg, ks);
+                        wgmma_fence();
+                        wgmma_tf32_register_a<P::BN>(acc, a_frag[ks % 2],
+                                                     operand_descriptor<true>(b_tile(s), 0, ks, 0, 0, 0),
+                                                     (kt > kt0 || ks > 0) ? 1 : 0);
+                        if (ks < 3) wgmma_commit();
+                    }
+                } else {
                 wgmma_fence();
 #pragma unroll
                 for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 32 bytes (k16, or k8 for TF32)
@@ -552,6 +606,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                     } else {
                         wgmma<TIn, P::BN, kAK ? 0 : 1, kBK ? 0 : 1>(acc, da, db, accumulate);
                     }
+                }
                 }
                 wgmma_commit();
 
@@ -630,14 +685,17 @@ EncodeTiled encode_tiled_entry();
 
 /// A 2-D tensor map over a column-major operand: `inner` contiguous elements per column,
 /// `outer` columns `ld` apart; boxes of 128 bytes x box_outer, 128-byte swizzle, zeros outside.
+/// With to_tf32 (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32).
 template <class T>
-CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer) {
+CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer,
+                             bool to_tf32 = false) {
     CUtensorMap map;
     const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
     const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};
     const cuuint32_t box[2] = {cuuint32_t(128 / sizeof(T)), cuuint32_t(box_outer)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    const auto type = std::is_same_v<T, float>    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+    const auto type = std::is_same_v<T, float>    ? (to_tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                       : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const CUresult r = encode_tiled_entry()(

@@ -27,6 +27,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// 32 bits from shared memory at a .shared::cta address (as smem_addr gives). volatile and a
+/// memory clobber: the load stays after the mbarrier wait that says the data has landed.
+__device__ __forceinline__ uint32_t ld_shared_b32(uint32_t addr) {
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 #ifdef GEMMLAB_SM90A
 
 // ------------------------------------------------------------------------- matrix descriptor
@@ -133,6 +141,35 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], uint64_t desc_a, u
     else GEMMLAB_WGMMA_TF32_N256;
 }
 
+// TF32 with A from registers (four per thread: the m64nNk8 A fragment) and B from a K-major
+// shared tile.
+#define GEMMLAB_WGMMA_TF32_RA_N128                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"                            \
+                 " {" GEMMLAB_R0_63 "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}"                   \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32)                                       \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
+#define GEMMLAB_WGMMA_TF32_RA_N256                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                     \
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"                            \
+                 " {" GEMMLAB_R0_63 ", " GEMMLAB_R64_127 "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}" \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32), GEMMLAB_ACC32(d, 64),                \
+                   GEMMLAB_ACC32(d, 96)                                                            \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
+
+/// D (64 x N) = A (64 x 8, this thread's four TF32 values of the register fragment) * B (8 x N,
+/// K-major shared tile) + (scale_d ? D : 0). The registers of `a` are read while the group is in
+/// flight: they must not be rewritten before wgmma_wait says it is done.
+template <int N>
+__device__ __forceinline__ void wgmma_tf32_register_a(float (&d)[N / 2], const uint32_t* a,
+                                                      uint64_t desc_b, int scale_d) {
+    static_assert(N == 128 || N == 256, "wrapped for N = 128 and 256");
+    if constexpr (N == 128) GEMMLAB_WGMMA_TF32_RA_N128;
+    else GEMMLAB_WGMMA_TF32_RA_N256;
+}
+
+#undef GEMMLAB_WGMMA_TF32_RA_N256
+#undef GEMMLAB_WGMMA_TF32_RA_N128
 #undef GEMMLAB_WGMMA_TF32_N256
 #undef GEMMLAB_WGMMA_TF32_N128
 #undef GEMMLAB_WGMMA_N256

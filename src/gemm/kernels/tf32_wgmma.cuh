@@ -1,16 +1,25 @@
 #pragma once
-// TF32 on warpgroup MMA for rungs 25 (wgmma_tf32) and 26 (wgmma_tf32x3): a pack step, then the
-// wgmma kernel of rungs 20-24 (hopper_gemm.cuh).
+// TF32 on warpgroup MMA for rungs 25 (wgmma_tf32) and 26 (wgmma_tf32x3): a pack step for the
+// operands that need one, then the wgmma kernel of rungs 20-24 (hopper_gemm.cuh).
 //
 // Why a pack step: wgmma reads TF32 operands from shared memory K-major only (the transposing
 // forms exist for 16-bit types alone), and its inputs must already be TF32: fed raw floats, the
-// tensor cores would drop the low 13 mantissa bits (truncation, u = 2^-10) where TF32 mode
-// promises round to nearest (cvt.rna, u = 2^-11). So each operand is read once, in any layout
-// and alignment, rounded, and written K-major to a workspace (op(A) as m rows of k, op(B) as n
-// rows of k, rows 16-byte aligned for TMA); 3xTF32 writes the small part (tf32(x - big)) as
-// rows m.. / n.. of the same array. The GEMM kernel then loads everything by TMA. Each operand
-// is written once and read by every tile of its row or column, so the step costs about
-// (m + n) k (4 + 4 parts) bytes of traffic against 2 m n k FLOPs: a few percent from 1024^2 up.
+// tensor cores drop the low 13 mantissa bits (truncation, u = 2^-10; measured on the H100 for
+// both wgmma forms) where TF32 mode promises round to nearest (u = 2^-11). Two ways round:
+//  - TMA itself, for an operand with 16-byte-aligned base and rows: a tensor map of data type
+//    TFLOAT32 rounds each float to nearest (ties to even, measured) as it lands in shared
+//    memory, so TF32 (one part) loads such an operand from the caller's array at no cost. A
+//    K-major one is read by wgmma from shared memory; an MN-major op(A) by the consumers into
+//    registers, for wgmma's register-A form (hopper_gemm.cuh, kRegisterA). op(B) has no
+//    register form, so an MN-major op(B) is packed;
+//  - the pack: an operand is read once, in any layout and alignment, rounded (cvt.rna: to
+//    nearest, ties away from zero), and written K-major to a workspace (op(A) as m rows of k,
+//    op(B) as n rows of k, rows 16-byte aligned for TMA); 3xTF32 always packs both and writes
+//    the small part (tf32(x - big)) as rows m.. / n.. of the same array.
+// Both are round to nearest, which is all the TF32 bound needs (docs/precision.md). The GEMM
+// kernel then loads everything by TMA. A packed operand is written once and read by every tile
+// of its row or column, so the pack costs (rows) k (4 + 4 parts) bytes of traffic against
+// 2 m n k FLOPs: a few percent from 1024^2 up, and the difference to cuBLAS at 4096^3 in TF32.
 //
 // 3xTF32's range guard: while packing, each 64-row group of an operand records whether it holds
 // a value the split cannot carry (mma_configs.hpp: kTf32x3SmallestBits, kTf32x3LargestBits);
@@ -111,18 +120,27 @@ void pack_operand(const float* X, int64_t ld, bool k_major, int64_t rows, int64_
     GEMMLAB_CHECK_LAUNCH();
 }
 
-/// Runs plan P on float operands in TF32 (TIn = Tf32) or 3xTF32 (TIn = Tf32x3): pack, then the
-/// wgmma kernel (k in `splits` slices: split-K). Returns false, having enqueued nothing, when the problem does not fit TMA's
-/// coordinates or the workspace is not available; the caller then takes another rung.
+/// Runs plan P on float operands in TF32 (TIn = Tf32) or 3xTF32 (TIn = Tf32x3): pack what
+/// needs it, then the wgmma kernel (k in `splits` slices: split-K). Returns false, having
+/// enqueued nothing, when the problem does not fit TMA's coordinates or the workspace is not
+/// available; the caller then takes another rung.
 template <class P, class TIn>
 bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1) {
     constexpr int kParts = Input<TIn>::kParts;
     constexpr int64_t kCoordLimit = int64_t(1) << 31; // TMA coordinates are int32
     if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
         return false;
-    const PackLayout layout(g.m, g.n, g.k, kParts);
-    Workspace ws(layout.bytes, stream);
-    if (!ws.data()) return false;
+    // op(A) is m x k: k contiguous when A is stored transposed. op(B) is k x n, read as n rows
+    // of k: k contiguous when B is not transposed. In TF32 (one part) such an operand, when TMA
+    // can read it, is loaded from the caller's array and rounded by TMA as it lands (see the
+    // top of this file); only the others are packed.
+    // An MN-major op(A) takes the kernel's register path (kRegisterA), unpacked too.
+    const bool direct_a = kParts == 1 && operand_feedable(g.A, g.lda);
+    const bool a_in_registers = direct_a && !g.trans_a;
+    const bool direct_b = kParts == 1 && !g.trans_b && operand_feedable(g.B, g.ldb);
+    const PackLayout layout(direct_a ? 0 : g.m, direct_b ? 0 : g.n, g.k, kParts);
+    Workspace ws(layout.bytes, stream); // nothing to pack: no workspace (bytes 0, data null)
+    if (layout.bytes > 0 && !ws.data()) return false;
     auto* base = static_cast<unsigned char*>(ws.data());
     float* a_packed = reinterpret_cast<float*>(base + layout.a_offset);
     float* b_packed = reinterpret_cast<float*>(base + layout.b_offset);
@@ -130,15 +148,17 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     uint32_t* unsafe_b = reinterpret_cast<uint32_t*>(base + layout.flags_b);
     if constexpr (kParts == 2)
         GEMMLAB_CUDA_CHECK(cudaMemsetAsync(base + layout.flags_a, 0, layout.bytes - layout.flags_a, stream));
-
-    // op(A) is m x k: k contiguous when A is stored transposed. op(B) is k x n, read as n rows
-    // of k: k contiguous when B is not transposed.
-    pack_operand<kParts>(g.A, g.lda, g.trans_a, g.m, g.k, a_packed, layout.ldp, unsafe_a, stream);
-    pack_operand<kParts>(g.B, g.ldb, !g.trans_b, g.n, g.k, b_packed, layout.ldp, unsafe_b, stream);
+    if (!direct_a)
+        pack_operand<kParts>(g.A, g.lda, g.trans_a, g.m, g.k, a_packed, layout.ldp, unsafe_a, stream);
+    if (!direct_b)
+        pack_operand<kParts>(g.B, g.ldb, !g.trans_b, g.n, g.k, b_packed, layout.ldp, unsafe_b, stream);
+    const float* a_k_major = direct_a ? g.A : a_packed;
+    const float* b_k_major = direct_b ? g.B : b_packed;
+    const int64_t lda = direct_a ? g.lda : layout.ldp, ldb = direct_b ? g.ldb : layout.ldp;
 
     Params<TIn, float> p{};
     p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
-    p.A = a_packed, p.lda = layout.ldp, p.B = b_packed, p.ldb = layout.ldp;
+    p.A = a_k_major, p.lda = lda, p.B = b_k_major, p.ldb = ldb;
     p.C = g.C, p.ldc = g.ldc;
     p.a_small_row = int(g.m), p.b_small_row = int(g.n);
     p.unsafe_a = unsafe_a, p.unsafe_b = unsafe_b;
@@ -146,8 +166,17 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     p.orig_b = g.B, p.orig_ldb = g.ldb, p.orig_trans_b = g.trans_b;
     // K-major maps over (k, parts x rows): rows beyond m (or n) inside a part are the next
     // part's, read only into tile rows the epilogue never stores; beyond the array, zeros.
-    const CUtensorMap map_a = make_operand_map(a_packed, g.k, kParts * g.m, layout.ldp, P::BM);
-    const CUtensorMap map_b = make_operand_map(b_packed, g.k, kParts * g.n, layout.ldp, P::BN);
+    // A direct operand's map rounds to TF32 (data type TFLOAT32); a packed one is rounded already.
+    const CUtensorMap map_b = make_operand_map(b_k_major, g.k, kParts * g.n, ldb, P::BN, direct_b);
+    if constexpr (kParts == 1) {
+        if (a_in_registers) {
+            const CUtensorMap map_a = make_operand_map(g.A, g.m, g.k, g.lda, kTileK<TIn>, true);
+            launch_kernel<P, TIn, float, /*TA=*/false, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p,
+                                                                     stream, splits);
+            return true;
+        }
+    }
+    const CUtensorMap map_a = make_operand_map(a_k_major, g.k, kParts * g.m, lda, P::BM, direct_a);
     launch_kernel<P, TIn, float, /*TA=*/true, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p, stream,
                                                             splits);
     return true; // ws is freed on the stream after the kernel
