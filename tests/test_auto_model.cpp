@@ -39,7 +39,8 @@ DeviceCaps ada() {
     return c;
 }
 
-/// The normalized problem of a call: auto reads types, precision, shape and batch only.
+/// The normalized problem of a call: auto reads types, precision, shape and batch, and for TF32
+/// on wgmma whether op(B) is K-major and the operands 16-byte aligned (here: K-major, null).
 Problem problem(DataType in, int64_t m, int64_t n, int64_t k, Precision precision = Precision::Default,
                 std::optional<DataType> out = {}, int64_t batches = 1) {
     Problem p{};
@@ -58,6 +59,7 @@ struct Pinned {
     int64_t m, n, k, batches;
     const char* candidate;
     int splits;
+    bool trans_b = false; // of the normalized (column-major) call: op(B) not K-major
 };
 
 TEST(AutoModel, PicksOnA132SmHopperPart) {
@@ -72,9 +74,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 64, 64, 128, 512, "async_pipeline 64x64x8 s4", 1},
         {DataType::F32, Precision::Default, 128, 128, 64, 1024, "warp_tile 128x128x8", 1},
         {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
-        // Few tiles, long k: split-K on every path; on this one the pack step's two kernels
-        // (2 x kLaunchNs) outweigh wgmma's speed over mma.sync.
-        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
+        // Few tiles, long k: split-K on every path. Where TF32 on wgmma packs nothing (op(A)
+        // either way, op(B) K-major) it is the faster; where op(B) is not K-major its pack
+        // kernel (kLaunchNs) and traffic outweigh wgmma's speed over mma.sync.
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x256x32 s4 persistent", 16},
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16, true},
         // Small: no pack step; 64x32 tiles, twice 64x64's count, whole (split-K's sum costs
         // more than the second block per SM buys: kSplitKNs).
         {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 1},
@@ -96,12 +100,13 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 64x64x32 s4", 1},
     };
     for (const Pinned& x : pinned) {
-        const Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);
+        Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);
+        p.trans_b = x.trans_b;
         const AutoChoice c = auto_choice(p, h100(), nullptr);
         const std::string what = std::string(gemmlab::to_string(x.type)) + " " +
                                  gemmlab::to_string(x.precision) + " " + std::to_string(x.m) + "x" +
                                  std::to_string(x.n) + "x" + std::to_string(x.k) + " batch " +
-                                 std::to_string(x.batches);
+                                 std::to_string(x.batches) + (x.trans_b ? " op(B) not K-major" : "");
         EXPECT_EQ(c.candidate, x.candidate) << what;
         EXPECT_EQ(c.splits, x.splits) << what;
         EXPECT_FALSE(c.tuned) << what;

@@ -214,6 +214,11 @@ struct CandidateFor {
     /// What a block costs whatever its k, in k steps of its tile (fill_k below); 0 where not
     /// measured.
     int fill_k = 0;
+    /// The pack step covers only the operands TMA cannot load as they are (rung 25,
+    /// tf32_wgmma.cuh): an op(B) that is not K-major, and an operand that is not 16-byte
+    /// aligned. pack_bytes and extra_launches (one pack kernel each) then count only those.
+    /// False: both are packed on every call (rung 26).
+    bool packs_unreadable_only = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -354,9 +359,12 @@ const Candidate<float> kFloatTf32[] = {
 
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
 // Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
-// nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100,
-// 2026-11-23 (8192^3: 121.0 and 347.2 TFLOP/s). 3xTF32 packs two parts (big and small). Extra
-// launches: the two pack kernels, and for 3xTF32 the memset of its range flags.
+// nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100:
+// 3xTF32 on 2026-11-23 (8192^3: 121.0 TFLOP/s); TF32 on 2026-11-25, where row-major nn packs
+// nothing (its op(A) is K-major, its op(B) goes through registers), the lower of two runs
+// (docs/results/tf32-tma-rounding-h100-2026-11-25/bench-rs1.log; 8192^3: 355.4). 3xTF32 packs
+// two parts (big and small). Extra launches: the pack kernels, and for 3xTF32 the memset of
+// its range flags.
 const Candidate<float> kFloatWgmmaTf32x3[] = {
     {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, per_sm_cycle(118900),
      hopper_smem(128, 128, 3, 2, true), &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12,
@@ -364,9 +372,10 @@ const Candidate<float> kFloatWgmmaTf32x3[] = {
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
-    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, per_sm_cycle(307900),
+    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, per_sm_cycle(337900),
      hopper_smem(128, 256, 4, 1, true), &launch_wgmma_tf32<float>, true, 0, /*pack_bytes=*/8,
-     /*native_batch=*/false, &launch_wgmma_tf32_split, /*extra_launches=*/2},
+     /*native_batch=*/false, &launch_wgmma_tf32_split, /*extra_launches=*/2,
+     /*saturating_warps=*/0, /*fill_k=*/0, /*packs_unreadable_only=*/true},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -547,6 +556,25 @@ double clock_ghz(const DeviceCaps& caps) {
     return caps.sm_clock_mhz > 0 ? caps.sm_clock_mhz / 1000.0 : kMeasuredClockGhz;
 }
 
+/// What the pack step of `c` covers on problem p: the rows of op(A) and op(B) it packs (m, n,
+/// both or none) and the launches it enqueues (CandidateFor::extra_launches,
+/// packs_unreadable_only).
+struct PackedOperands {
+    int64_t rows = 0;
+    int launches = 0;
+};
+
+template <class Args>
+PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
+    if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
+    const auto readable = [](const void* x, int64_t ld) { // float operands (TF32)
+        return reinterpret_cast<uintptr_t>(x) % 16 == 0 && (ld * int64_t(sizeof(float))) % 16 == 0;
+    };
+    const bool pack_a = !readable(p.A, p.lda);
+    const bool pack_b = p.trans_b || !readable(p.B, p.ldb);
+    return {(pack_a ? p.m : 0) + (pack_b ? p.n : 0), int(pack_a) + int(pack_b)};
+}
+
 /// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the
 /// busiest SM's tiles at the configuration's per-SM rate at the device's clock, plus the pack
 /// step's DRAM traffic and split-K's partial sums (written and read back once, in the
@@ -554,8 +582,8 @@ double clock_ghz(const DeviceCaps& caps) {
 /// pack step and kSplitKNs for split-K's sum. A batch is more tiles of the same grid
 /// (gridDim.z): the waves count tiles x batches x slices.
 template <class Args>
-double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, int64_t batches,
-                  int splits, const DeviceCaps& caps) {
+double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, const DeviceCaps& caps) {
+    const int64_t m = p.m, n = p.n, k = p.k, batches = p.batch.count;
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
@@ -565,10 +593,11 @@ double model_time(const CandidateFor<Args>& c, int64_t m, int64_t n, int64_t k, 
     const double flops =
         2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)) + c.fill_k);
     const double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
-    double bytes = c.pack_bytes * double(m + n) * double(k);
+    const PackedOperands packed = packed_operands(c, p);
+    double bytes = c.pack_bytes * double(packed.rows) * double(k);
     if (splits > 1) bytes += 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n);
     const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
-    const double launch_ns = kLaunchNs * c.extra_launches + (splits > 1 ? kSplitKNs : 0.0);
+    const double launch_ns = kLaunchNs * packed.launches + (splits > 1 ? kSplitKNs : 0.0);
     return compute_ns + memory_ns + launch_ns;
 }
 
@@ -606,13 +635,13 @@ struct Choice {
 /// The model's fastest option for the call; ties go to the earlier candidate and to fewer
 /// slices. Throws if none can run (a list without a portable last entry).
 template <class Args>
-Choice<Args> model_pick(std::span<const CandidateGroup<Args>> groups, Precision precision,
-                        int64_t m, int64_t n, int64_t k, int64_t batches, const DeviceCaps& caps) {
+Choice<Args> model_pick(std::span<const CandidateGroup<Args>> groups, const Problem& p,
+                        const DeviceCaps& caps) {
     Choice<Args> best;
     double best_time = 0;
-    for_each_option(groups, precision, k, batches, caps,
+    for_each_option(groups, p.precision, p.k, p.batch.count, caps,
                     [&](int, const CandidateFor<Args>& c, int splits) {
-                        const double t = model_time(c, m, n, k, batches, splits, caps);
+                        const double t = model_time(c, p, splits, caps);
                         if (!best.candidate || t < best_time) best = {&c, splits}, best_time = t;
                     });
     if (!best.candidate) throw CudaFailure("gemmlab auto: no candidate runs on this device");
@@ -643,7 +672,7 @@ Choice<Args> choose(std::span<const CandidateGroup<Args>> groups, const Problem&
     if (table)
         if (Choice<Args> tuned = tuned_pick(groups, type, p, caps, *table); tuned.candidate)
             return tuned;
-    return model_pick(groups, p.precision, p.m, p.n, p.k, p.batch.count, caps);
+    return model_pick(groups, p, caps);
 }
 
 TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.precision); }
