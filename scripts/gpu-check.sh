@@ -14,15 +14,16 @@
 #   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
 #   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
 #   bench-large: the fast rungs at 8192^3, f32 and f64.
-#   bench-tf32: float at 4096/8192 with --precision tf32 (cuBLAS runs FAST_TF32) beside the
-#   default-precision rungs. bench-batched: `bench --preset batched` (auto against cuBLAS strided
+#   bench-tf32: float at 4096/8192, all four op combinations, with --precision tf32 (cuBLAS runs
+#   FAST_TF32) beside the default-precision rungs. bench-batched: `bench --preset batched` (auto against cuBLAS strided
 #   batched) with geomeans. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
 #   and f32, auto against cuBLAS, with the geometric mean. sweep: every tile configuration of
 #   rungs 13-17 (gemmlab_tile_sweep), where auto's rates come from. tensor-evidence: ncu
 #   counters (tensor pipe, bank conflicts, occupancy, stalls) and SASS instruction counts of
 #   rungs 15-17. bench-half / bench-half-mixed: BF16/FP16 (C in the type or float) rungs beside
 #   cublasGemmEx, and the mixed-shape set in bf16 and f16. hopper-evidence: ncu counters and SASS
-#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-26. *-half: the sanitizers over
+#   instruction counts (HGMMA, UTMALDG, STSM, ...) of rungs 19-26 (HOPPER_EVIDENCE_RUNGS, as
+#   rung:dtype words, picks some). *-half: the sanitizers over
 #   verify --quick in the four half types (SANITIZER_HALF_KERNELS picks the rungs).
 #   python / blas: scripts/check-python.sh and scripts/check-blas.sh.
 #   tune: `gemmlab tune` (TUNE_DTYPES, default f32,bf16; TUNE_BUDGET s, default 90) into
@@ -140,8 +141,8 @@ for step in "${steps[@]}"; do
       # One profiled launch per rung on the wgmma kernel (the bench's check run, 4096^3 row-major
       # nn: bf16 for rungs 19-24, f32 for 25-26), and the instructions in each rung's SASS.
       run_step hopper-evidence "$out/hopper-evidence.log" bash -c "\
-        for kt in mma_sync_f16:bf16 wgmma:bf16 tma:bf16 warp_specialized:bf16 cluster_multicast:bf16 \
-                  persistent:bf16 wgmma_tf32:f32 wgmma_tf32x3:f32; do \
+        for kt in ${HOPPER_EVIDENCE_RUNGS:-mma_sync_f16:bf16 wgmma:bf16 tma:bf16 warp_specialized:bf16 \
+                  cluster_multicast:bf16 persistent:bf16 wgmma_tf32:f32 wgmma_tf32x3:f32}; do \
           k=\${kt%%:*}; t=\${kt##*:}; \
           echo \"== ncu: rung \$k, first launch (the check run), 4096^3 \$t row-major nn\"; \
           ncu --clock-control none -k regex:'mma_sync_f16|wgmma_gemm_kernel' -c 1 \
@@ -158,7 +159,8 @@ for step in "${steps[@]}"; do
       ;;
     bench-tf32)
       run_step bench-tf32 "$out/bench-tf32.log" "$gemmlab" bench --dtype f32 --precision tf32 \
-        --kernels cublas,tf32,wgmma_tf32,tf32x3,wgmma_tf32x3,warp_tile,auto --sizes 4096,8192 --json "$out/bench-tf32.json"
+        --kernels cublas,tf32,wgmma_tf32,tf32x3,wgmma_tf32x3,warp_tile,auto --sizes 4096,8192 --op all \
+        --json "$out/bench-tf32.json"
       summary_lines+=("bench-tf32: $(grep -c ' PASS$' "$out/bench-tf32.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench-tf32.log") FAIL (table in $out/bench-tf32.log)")
       ;;
     bench-mixed)
