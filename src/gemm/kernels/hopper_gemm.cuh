@@ -577,36 +577,37 @@ __global__ void __launch_bounds__(P::kThreads, 1)
                         if (ks > 0) wgmma_wait<1>(); // step ks - 2, the last reader of this set
                         load_a_fragments_mn_major(a_frag[ks % 2], a_tile(s), wg, ks);
                         wgmma_fence();
-                        wgmma_tf32_register_a<P::BN>(acc, a_frag[ks % 2],
-                                                     operand_descriptor<true>(b_tile(s), 0, ks, 0, 0, 0),
-                                                     (kt > kt0 || ks > 0) ? 1 : 0);
+                        wgmma_tf32_register_a<P::BN>(
+                            acc, a_frag[ks % 2],
+                            operand_descriptor<true>(b_tile(s), 0, ks, 0, 0, 0),
+                            (kt > kt0 || ks > 0) ? 1 : 0);
                         if (ks < 3) wgmma_commit();
                     }
                 } else {
-                wgmma_fence();
+                    wgmma_fence();
 #pragma unroll
-                for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 32 bytes (k16, or k8 for TF32)
-                    const uint64_t da = operand_descriptor<kAK>(a_tile(s), 64 * wg, ks,
-                                                               ShapeA::kPanelBytes, p.mn_lbo, p.mn_sbo);
-                    const uint64_t db = operand_descriptor<kBK>(b_tile(s), 0, ks,
-                                                               ShapeB::kPanelBytes, p.mn_lbo, p.mn_sbo);
-                    const int accumulate = (kt > kt0 || ks > 0) ? 1 : 0;
-                    if constexpr (kParts == 2) {
-                        // 3xTF32, the small products first (as rung 17): they add to a small
-                        // partial sum before the big product joins it.
-                        const uint64_t da_small = operand_descriptor<true>(
-                            a_tile(s) + ShapeA::kBytes, 64 * wg, ks, 0, 0, 0);
-                        const uint64_t db_small = operand_descriptor<true>(
-                            b_tile(s) + ShapeB::kBytes, 0, ks, 0, 0, 0);
-                        wgmma_tf32<P::BN>(acc, da_small, db, accumulate);
-                        wgmma_tf32<P::BN>(acc, da, db_small, 1);
-                        wgmma_tf32<P::BN>(acc, da, db, 1);
-                    } else if constexpr (kTf32) {
-                        wgmma_tf32<P::BN>(acc, da, db, accumulate);
-                    } else {
-                        wgmma<TIn, P::BN, kAK ? 0 : 1, kBK ? 0 : 1>(acc, da, db, accumulate);
+                    for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 32 bytes (k16, or k8 for TF32)
+                        const uint64_t da = operand_descriptor<kAK>(
+                            a_tile(s), 64 * wg, ks, ShapeA::kPanelBytes, p.mn_lbo, p.mn_sbo);
+                        const uint64_t db = operand_descriptor<kBK>(
+                            b_tile(s), 0, ks, ShapeB::kPanelBytes, p.mn_lbo, p.mn_sbo);
+                        const int accumulate = (kt > kt0 || ks > 0) ? 1 : 0;
+                        if constexpr (kParts == 2) {
+                            // 3xTF32, the small products first (as rung 17): they add to a small
+                            // partial sum before the big product joins it.
+                            const uint64_t da_small = operand_descriptor<true>(
+                                a_tile(s) + ShapeA::kBytes, 64 * wg, ks, 0, 0, 0);
+                            const uint64_t db_small = operand_descriptor<true>(
+                                b_tile(s) + ShapeB::kBytes, 0, ks, 0, 0, 0);
+                            wgmma_tf32<P::BN>(acc, da_small, db, accumulate);
+                            wgmma_tf32<P::BN>(acc, da, db_small, 1);
+                            wgmma_tf32<P::BN>(acc, da, db, 1);
+                        } else if constexpr (kTf32) {
+                            wgmma_tf32<P::BN>(acc, da, db, accumulate);
+                        } else {
+                            wgmma<TIn, P::BN, kAK ? 0 : 1, kBK ? 0 : 1>(acc, da, db, accumulate);
+                        }
                     }
-                }
                 }
                 wgmma_commit();
 
