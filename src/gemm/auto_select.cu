@@ -66,8 +66,9 @@
 //   128x128 (0.79x cuBLAS in that sweep) over warp_tile 128x128x8 (1.15x). 3xTF32 64x32 pays
 //   25 (small-tiles-h100-2026-11-23/). 0 elsewhere (the DMMA tiles: see kDoubleDmma).
 // - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
-//   op(B) before their kernel runs, at the device's peak DRAM bandwidth (DeviceCaps): what
-//   makes those rungs lose where m and n are small and k large.
+//   op(B) before their kernel runs (rung 25 only those TMA cannot load as they are:
+//   packed_operands), at the device's peak DRAM bandwidth (DeviceCaps): what makes those rungs
+//   lose where m and n are small and k large.
 // - extra launches: the pack step's kernels (rungs 25-26), each a fixed cost (kLaunchNs,
 //   measured), and split-K's sum (kSplitKNs, measured): what keeps small calls on
 //   single-kernel paths.
