@@ -568,12 +568,8 @@ struct PackedOperands {
 template <class Args>
 PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
-    const auto readable = [](const void* x, int64_t ld) { // float operands (TF32)
-        return reinterpret_cast<uintptr_t>(x) % 16 == 0 && (ld * int64_t(sizeof(float))) % 16 == 0;
-    };
-    const bool pack_a = !readable(p.A, p.lda);
-    const bool pack_b = p.trans_b || !readable(p.B, p.ldb);
-    return {(pack_a ? p.m : 0) + (pack_b ? p.n : 0), int(pack_a) + int(pack_b)};
+    const WgmmaTf32Packs packs = wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
+    return {(packs.a ? p.m : 0) + (packs.b ? p.n : 0), int(packs.a) + int(packs.b)};
 }
 
 /// The modelled time of `c` in ns on `batches` m x n outputs with k in `splits` slices: the

@@ -712,7 +712,7 @@ CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t l
 /// True when TMA / 16-byte cp.async can read the operand: 16-byte-aligned base and columns.
 template <class TIn>
 bool operand_feedable(const TIn* X, int64_t ld) {
-    return is_aligned(X, 16) && (ld * int64_t(sizeof(TIn))) % 16 == 0;
+    return tma_readable(X, ld, int64_t(sizeof(TIn)));
 }
 
 /// True when every Hopper rung can run this problem (the caller falls back otherwise).

@@ -58,6 +58,23 @@ void launch_persistent_split(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 void launch_wgmma_tf32_split(const GemmArgs<float>&, cudaStream_t, int splits);
 void launch_wgmma_tf32x3_split(const GemmArgs<float>&, cudaStream_t, int splits);
 
+/// True when TMA (and 16-byte cp.async) can read an operand of `elem_bytes`-byte elements at
+/// `x` with leading dimension `ld`: 16-byte-aligned base and columns.
+inline bool tma_readable(const void* x, int64_t ld, int64_t elem_bytes) {
+    return reinterpret_cast<uintptr_t>(x) % 16 == 0 && (ld * elem_bytes) % 16 == 0;
+}
+
+/// Which operands rung 25 (TF32 on wgmma) packs before its kernel (tf32_wgmma.cuh): those TMA
+/// cannot load as they are, an op(B) that is not K-major (trans_b, column-major convention) and
+/// any operand TMA cannot read. One rule for its launcher and for auto's model of its cost.
+struct WgmmaTf32Packs {
+    bool a, b;
+};
+inline WgmmaTf32Packs wgmma_tf32_packs(const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       bool trans_b) {
+    return {!tma_readable(A, lda, sizeof(float)), trans_b || !tma_readable(B, ldb, sizeof(float))};
+}
+
 /// Explicit instantiations of a half-precision split-K launcher for the four (TIn, TOut) pairs.
 #define GEMMLAB_INSTANTIATE_HALF_SPLIT(launcher)                                                   \
     template void launcher<__nv_bfloat16, __nv_bfloat16>(                                          \

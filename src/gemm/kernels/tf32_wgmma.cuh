@@ -135,9 +135,10 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     // can read it, is loaded from the caller's array and rounded by TMA as it lands (see the
     // top of this file); only the others are packed.
     // An MN-major op(A) takes the kernel's register path (kRegisterA), unpacked too.
-    const bool direct_a = kParts == 1 && operand_feedable(g.A, g.lda);
+    const WgmmaTf32Packs packs = wgmma_tf32_packs(g.A, g.lda, g.B, g.ldb, g.trans_b);
+    const bool direct_a = kParts == 1 && !packs.a;
     const bool a_in_registers = direct_a && !g.trans_a;
-    const bool direct_b = kParts == 1 && !g.trans_b && operand_feedable(g.B, g.ldb);
+    const bool direct_b = kParts == 1 && !packs.b;
     const PackLayout layout(direct_a ? 0 : g.m, direct_b ? 0 : g.n, g.k, kParts);
     Workspace ws(layout.bytes, stream); // nothing to pack: no workspace (bytes 0, data null)
     if (layout.bytes > 0 && !ws.data()) return false;
