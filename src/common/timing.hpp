@@ -36,4 +36,13 @@ TimingStats summarize(std::vector<double> samples_ms);
 TimingStats time_device_work(const std::function<void(cudaStream_t)>& work, cudaStream_t stream,
                              const TimingPolicy& policy);
 
+/// Times several pieces of device work against each other, interleaved sample by sample: each
+/// round runs, in order, every contender that still needs samples (policy's count and time,
+/// per contender), so that a drift in clocks or temperature falls on all of them alike. A GPU
+/// at its power limit moves its clocks within milliseconds, and a contender timed alone after
+/// another inherits that one's heat (measured: docs/ladder.md, "Timing contenders
+/// interleaved"). Each contender gets policy.warmup untimed runs first, in the same order.
+std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(cudaStream_t)>>& works,
+                                          cudaStream_t stream, const TimingPolicy& policy);
+
 } // namespace gemmlab

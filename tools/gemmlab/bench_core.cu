@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
@@ -332,14 +333,15 @@ struct TypedProblem {
         return r;
     }
 
-    TimingStats time(const std::string& kernel, const TimingPolicy& policy) {
-        return time_device_work(
-            [&](cudaStream_t s) {
+    std::vector<TimingStats> time(const std::vector<std::string>& kernels, const TimingPolicy& policy) {
+        std::vector<std::function<void(cudaStream_t)>> works;
+        for (const std::string& kernel : kernels)
+            works.push_back([this, kernel](cudaStream_t s) {
                 const Status st = launch(kernel, s);
                 if (st != Status::Success)
                     throw CudaFailure(std::string("timing ") + kernel + ": " + last_error());
-            },
-            stream.get(), policy);
+            });
+        return time_interleaved(works, stream.get(), policy);
     }
 };
 
@@ -372,8 +374,9 @@ RunResult DeviceProblem::run_and_check(const std::string& kernel) {
     return std::visit([&](auto& p) { return p->run_and_check(kernel); }, impl_->p);
 }
 
-TimingStats DeviceProblem::time(const std::string& kernel, const TimingPolicy& policy) {
-    return std::visit([&](auto& p) { return p->time(kernel, policy); }, impl_->p);
+std::vector<TimingStats> DeviceProblem::time(const std::vector<std::string>& kernels,
+                                             const TimingPolicy& policy) {
+    return std::visit([&](auto& p) { return p->time(kernels, policy); }, impl_->p);
 }
 
 Status DeviceProblem::call(const GemmOptions& options) {

@@ -120,8 +120,9 @@ public:
     /// must leave C exactly as it was.
     RunResult run_and_check(const std::string& kernel);
 
-    /// Times `kernel` (no checking) under `policy`.
-    TimingStats time(const std::string& kernel, const TimingPolicy& policy);
+    /// Times `kernels` (no checking) under `policy`, interleaved sample by sample
+    /// (time_interleaved): one TimingStats per kernel, in order.
+    std::vector<TimingStats> time(const std::vector<std::string>& kernels, const TimingPolicy& policy);
 
     /// One gemm call (gemm_strided_batched for a batched case) on the case's buffers with the caller's options (kernel, stream,
     /// precision; the case's own precision is not applied): no reset of C, no check, no

@@ -143,7 +143,8 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     policy.flush_l2 = c.cold;
 
     std::vector<BenchRow> rows;
-    Progress progress(int(dtypes.size() * ops.size() * shapes.size() * (kernels.size() + 1)));
+    // Per case: the reference, each kernel's checked run, then the timing of all of them.
+    Progress progress(int(dtypes.size() * ops.size() * shapes.size() * (kernels.size() + 2)));
     uint64_t case_seed = info.seed;
     for (DType dt : dtypes)
         for (auto [oa, ob] : ops)
@@ -158,12 +159,14 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                     continue;
                 }
                 DeviceProblem& problem = *owned;
-                std::optional<double> cublas_ms;
-                // cuBLAS first, always: every other row is reported as a percentage of it.
+                // cuBLAS first, always (checked first, and first in each timing round): every
+                // other row is reported as a percentage of it.
                 std::vector<std::string> order = {"cublas"};
                 for (const auto& k : kernels)
                     if (k != "cublas") order.push_back(k);
                 const bool show_cublas = std::find(kernels.begin(), kernels.end(), "cublas") != kernels.end();
+                std::vector<BenchRow> case_rows;
+                std::vector<std::string> timed; // the kernels that launched, in order
                 for (const auto& k : order) {
                     progress.step(k + " " + cs.describe());
                     if (!kernel_supports(k, dt)) continue;
@@ -175,11 +178,23 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                     row.spec = cs;
                     row.precision = check_precision(k, dt, precision);
                     row.result = problem.run_and_check(k);
+                    if (row.result.launched) timed.push_back(k);
+                    case_rows.push_back(std::move(row));
+                }
+                // All rows of the case are timed together, interleaved sample by sample, so that
+                // each one's ratio to cuBLAS is taken at the same clocks and temperature.
+                progress.step("timing " + std::to_string(timed.size()) + " kernels on " + cs.describe());
+                const std::vector<TimingStats> timings = problem.time(timed, policy);
+                const double clock_mhz = measure_sm_clock_mhz(dev.device, 5000);
+                std::optional<double> cublas_ms;
+                for (size_t i = 0; i < timed.size(); ++i)
+                    if (timed[i] == "cublas") cublas_ms = timings[i].median_ms;
+                size_t next = 0;
+                for (BenchRow& row : case_rows) {
                     if (row.result.launched) {
-                        row.timing = problem.time(k, policy);
-                        row.clock_mhz = measure_sm_clock_mhz(dev.device, 5000);
+                        row.timing = timings[next++];
+                        row.clock_mhz = clock_mhz;
                         row.gflops = gemm_flops(shape) / (row.timing.median_ms * 1e6);
-                        if (k == "cublas") cublas_ms = row.timing.median_ms;
                         if (cublas_ms) row.pct_cublas = 100.0 * *cublas_ms / row.timing.median_ms;
                         // %peak is of the FMA pipes; half precision has no such row (its peak is
                         // the tensor cores').
@@ -190,7 +205,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                             row.pct_peak = 100.0 * row.gflops /
                                            (double(dev.sm_count) * lanes * 2.0 * row.clock_mhz * 1e-3);
                     }
-                    if (k != "cublas" || show_cublas) rows.push_back(std::move(row));
+                    if (row.kernel != "cublas" || show_cublas) rows.push_back(std::move(row));
                 }
             }
     progress.done();
