@@ -3,13 +3,15 @@
 // beside cublasGemmEx in the same run (cuBLAS timed right before each plan). Build and run:
 //   cmake --preset device -DGEMMLAB_BUILD_DEV_TESTS=ON
 //   cmake --build build/device --target gemmlab_dev_hopper
-//   build/device/tests/dev/gemmlab_dev_hopper [quick|profile]
-// quick: bf16 only; profile: one launch per plan at 4096^3 (for ncu), no checks.
+//   build/device/tests/dev/gemmlab_dev_hopper [quick|profile|explore [rounds]]
+// quick: bf16 only; profile: one launch per plan at 4096^3 (for ncu), no checks; explore: the
+// rung 24 plans and cuBLAS at 4096^3 and 8192^3, interleaved sample by sample, no checks.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <random>
 #include <vector>
@@ -176,12 +178,13 @@ template <class TIn, class TOut>
 int check_all(Rng& rng, const char* tname, int& cases) {
     const int64_t shapes[][3] = {{1, 1, 1},     {7, 17, 9},      {127, 129, 65}, {128, 256, 64},
                                  {1003, 517, 259}, {300, 1000, 1000}, {200, 300, 70},
-                                 {2048, 2048, 2048}};
+                                 {2048, 2048, 2048}, {2304, 2048, 1000}, {3000, 3000, 200},
+                                 {1100, 4000, 777}};
     int failed = 0;
     for (int op = 0; op < 4; ++op)
         for (const auto& s : shapes) {
             failed += check_case<TIn, TOut>(rng, s[0], s[1], s[2], op & 1, op & 2, 1.0f, 0.0f, tname, cases);
-            if (s[0] < 2048)
+            if (s[0] < 2048 || s[2] < 1024)
                 failed += check_case<TIn, TOut>(rng, s[0], s[1], s[2], op & 1, op & 2, 1.5f, -0.5f, tname, cases);
         }
     return failed;
@@ -242,8 +245,81 @@ void time_all(int64_t size, bool ta, bool tb, cudaDataType ti, cudaDataType to, 
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 
+// Rung 24's variants beside cuBLAS, interleaved sample by sample (each round runs every
+// contender once, so drift in clocks and temperature falls on all alike); medians of `rounds`.
+template <class TIn, class TOut>
+void explore(int64_t size, cudaDataType ti, cudaDataType to, const char* tname, int rounds) {
+    const int64_t m = size, n = size, k = size;
+    TIn *dA, *dB;
+    TOut* dC;
+    CK(cudaMalloc(&dA, m * k * sizeof(TIn)));
+    CK(cudaMalloc(&dB, k * n * sizeof(TIn)));
+    CK(cudaMalloc(&dC, m * n * sizeof(TOut)));
+    {
+        Rng rng;
+        std::vector<TIn> h(m * k);
+        for (auto& x : h) x = from_f<TIn>(rng());
+        CK(cudaMemcpy(dA, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
+        for (auto& x : h) x = from_f<TIn>(rng());
+        CK(cudaMemcpy(dB, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
+    }
+    cublasHandle_t h;
+    cublasCreate(&h);
+    const float alpha = 1, beta = 0;
+    HalfArgs<TIn, TOut> g{m, n, k, alpha, dA, m, false, dB, k, false, beta, dC, m};
+    std::vector<std::pair<std::string, std::function<void()>>> runs;
+    runs.push_back({"cublas", [&] {
+                        cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &alpha, dA,
+                                     ti, int(m), dB, ti, int(k), &beta, dC, to, int(m),
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                    }});
+    for (const auto& pl : plans<TIn, TOut>())
+        if (std::string(pl.name).rfind("24", 0) == 0) {
+            auto fn = pl.fn;
+            runs.push_back({pl.name, [&g, fn] { fn(g, nullptr); }});
+        }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<std::vector<float>> ms(runs.size());
+    for (int r = -3; r < rounds; ++r)
+        for (size_t i = 0; i < runs.size(); ++i) {
+            cudaEventRecord(e0);
+            runs[i].second();
+            cudaEventRecord(e1);
+            cudaEventSynchronize(e1);
+            float t;
+            cudaEventElapsedTime(&t, e0, e1);
+            if (r >= 0) ms[i].push_back(t);
+        }
+    CK(cudaGetLastError());
+    double cub = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        std::sort(ms[i].begin(), ms[i].end());
+        const double med = ms[i][ms[i].size() / 2];
+        const double tf = 2.0 * m * n * k / (med * 1e-3) / 1e12;
+        if (i == 0) cub = med;
+        std::printf("explore %s nn %lld^3: %-14s %.4f ms %.1f TFLOP/s %.3fx cublas (min %.4f max %.4f)\n",
+                    tname, (long long)size, runs[i].first.c_str(), med, tf, cub / med,
+                    ms[i].front(), ms[i].back());
+    }
+    cublasDestroy(h);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "explore") {
+        const int rounds = argc > 2 ? std::atoi(argv[2]) : 50;
+        for (int rep = 0; rep < 2; ++rep) {
+            explore<__nv_bfloat16, __nv_bfloat16>(4096, CUDA_R_16BF, CUDA_R_16BF, "bf16", rounds);
+            explore<__half, __half>(4096, CUDA_R_16F, CUDA_R_16F, "f16", rounds);
+            explore<__nv_bfloat16, __nv_bfloat16>(8192, CUDA_R_16BF, CUDA_R_16BF, "bf16", rounds);
+            explore<__half, __half>(8192, CUDA_R_16F, CUDA_R_16F, "f16", rounds);
+            explore<__half, float>(8192, CUDA_R_16F, CUDA_R_32F, "f16-f32", rounds);
+        }
+        return 0;
+    }
     const bool quick = mode == "quick";
     if (mode == "profile") { // one launch per plan at 4096^3 bf16 nn, for ncu
         const int64_t s = 4096;
