@@ -190,24 +190,45 @@ int check_all(Rng& rng, const char* tname, int& cases) {
     return failed;
 }
 
+/// A size^3 problem for timing: A and B uniform in [-1, 1] (the same draws every time), C, and
+/// a cuBLAS handle; freed with the object.
+template <class TIn, class TOut>
+struct SquareOperands {
+    TIn* A = nullptr;
+    TIn* B = nullptr;
+    TOut* C = nullptr;
+    cublasHandle_t handle = nullptr;
+
+    explicit SquareOperands(int64_t size) {
+        const size_t elems = size_t(size) * size_t(size);
+        CK(cudaMalloc(&A, elems * sizeof(TIn)));
+        CK(cudaMalloc(&B, elems * sizeof(TIn)));
+        CK(cudaMalloc(&C, elems * sizeof(TOut)));
+        Rng rng;
+        std::vector<TIn> h(elems);
+        for (TIn* d : {A, B}) {
+            for (auto& x : h) x = from_f<TIn>(rng());
+            CK(cudaMemcpy(d, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
+        }
+        cublasCreate(&handle);
+    }
+    ~SquareOperands() {
+        cublasDestroy(handle);
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+    }
+    SquareOperands(const SquareOperands&) = delete;
+    SquareOperands& operator=(const SquareOperands&) = delete;
+};
+
 template <class TIn, class TOut>
 void time_all(int64_t size, bool ta, bool tb, cudaDataType ti, cudaDataType to, const char* tname) {
+    SquareOperands<TIn, TOut> ops(size);
     const int64_t m = size, n = size, k = size;
-    TIn *dA, *dB;
-    TOut* dC;
-    CK(cudaMalloc(&dA, m * k * sizeof(TIn)));
-    CK(cudaMalloc(&dB, k * n * sizeof(TIn)));
-    CK(cudaMalloc(&dC, m * n * sizeof(TOut)));
-    {
-        Rng rng;
-        std::vector<TIn> h(m * k);
-        for (auto& x : h) x = from_f<TIn>(rng());
-        CK(cudaMemcpy(dA, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
-        for (auto& x : h) x = from_f<TIn>(rng());
-        CK(cudaMemcpy(dB, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
-    }
-    cublasHandle_t h;
-    cublasCreate(&h);
+    TIn *dA = ops.A, *dB = ops.B;
+    TOut* dC = ops.C;
+    cublasHandle_t h = ops.handle;
     const float alpha = 1, beta = 0;
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -241,30 +262,17 @@ void time_all(int64_t size, bool ta, bool tb, cudaDataType ti, cudaDataType to, 
         std::printf("time %s %c%c %lld^3: %-14s %.1f TFLOP/s, cublas %.1f: %.3fx\n", tname,
                     ta ? 't' : 'n', tb ? 't' : 'n', (long long)size, pl.name, t, cub, t / cub);
     }
-    cublasDestroy(h);
-    cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 
 // Rung 24's variants beside cuBLAS, interleaved sample by sample (each round runs every
 // contender once, so drift in clocks and temperature falls on all alike); medians of `rounds`.
 template <class TIn, class TOut>
 void explore(int64_t size, cudaDataType ti, cudaDataType to, const char* tname, int rounds) {
+    SquareOperands<TIn, TOut> ops(size);
     const int64_t m = size, n = size, k = size;
-    TIn *dA, *dB;
-    TOut* dC;
-    CK(cudaMalloc(&dA, m * k * sizeof(TIn)));
-    CK(cudaMalloc(&dB, k * n * sizeof(TIn)));
-    CK(cudaMalloc(&dC, m * n * sizeof(TOut)));
-    {
-        Rng rng;
-        std::vector<TIn> h(m * k);
-        for (auto& x : h) x = from_f<TIn>(rng());
-        CK(cudaMemcpy(dA, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
-        for (auto& x : h) x = from_f<TIn>(rng());
-        CK(cudaMemcpy(dB, h.data(), h.size() * sizeof(TIn), cudaMemcpyHostToDevice));
-    }
-    cublasHandle_t h;
-    cublasCreate(&h);
+    TIn *dA = ops.A, *dB = ops.B;
+    TOut* dC = ops.C;
+    cublasHandle_t h = ops.handle;
     const float alpha = 1, beta = 0;
     HalfArgs<TIn, TOut> g{m, n, k, alpha, dA, m, false, dB, k, false, beta, dC, m};
     std::vector<std::pair<std::string, std::function<void()>>> runs;
@@ -303,8 +311,6 @@ void explore(int64_t size, cudaDataType ti, cudaDataType to, const char* tname, 
                     tname, (long long)size, runs[i].first.c_str(), med, tf, cub / med,
                     ms[i].front(), ms[i].back());
     }
-    cublasDestroy(h);
-    cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 
 int main(int argc, char** argv) {
