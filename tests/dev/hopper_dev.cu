@@ -18,9 +18,11 @@
 
 #include <cublas_v2.h>
 
+#include "common/timing.hpp"
 #include "gemm/kernels/hopper_gemm.cuh"
 
 using namespace gemmlab::detail;
+using gemmlab::TimingPolicy, gemmlab::TimingStats, gemmlab::time_device_work, gemmlab::time_interleaved;
 using namespace gemmlab::detail::hopper;
 
 #define CK(x)                                                                                      \
@@ -194,12 +196,13 @@ int check_all(Rng& rng, const char* tname, int& cases) {
 /// a cuBLAS handle; freed with the object.
 template <class TIn, class TOut>
 struct SquareOperands {
+    int64_t size;
     TIn* A = nullptr;
     TIn* B = nullptr;
     TOut* C = nullptr;
     cublasHandle_t handle = nullptr;
 
-    explicit SquareOperands(int64_t size) {
+    explicit SquareOperands(int64_t size_) : size(size_) {
         const size_t elems = size_t(size) * size_t(size);
         CK(cudaMalloc(&A, elems * sizeof(TIn)));
         CK(cudaMalloc(&B, elems * sizeof(TIn)));
@@ -220,97 +223,68 @@ struct SquareOperands {
     }
     SquareOperands(const SquareOperands&) = delete;
     SquareOperands& operator=(const SquareOperands&) = delete;
+
+    /// C = op(A) op(B) for the plans (column-major, alpha 1, beta 0).
+    HalfArgs<TIn, TOut> args(bool ta, bool tb) const {
+        return {size, size, size, 1.0f, A, size, ta, B, size, tb, 0.0f, C, size};
+    }
+    /// The same product by cublasGemmEx, FP32 compute.
+    void cublas(bool ta, bool tb, cudaDataType ti, cudaDataType to) const {
+        const float alpha = 1, beta = 0;
+        const int s = int(size);
+        cublasGemmEx(handle, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, s, s, s,
+                     &alpha, A, ti, s, B, ti, s, &beta, C, to, s, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT);
+    }
+    double tflops(double ms) const { return 2.0 * double(size) * size * size / (ms * 1e-3) / 1e12; }
 };
 
 template <class TIn, class TOut>
 void time_all(int64_t size, bool ta, bool tb, cudaDataType ti, cudaDataType to, const char* tname) {
-    SquareOperands<TIn, TOut> ops(size);
-    const int64_t m = size, n = size, k = size;
-    TIn *dA = ops.A, *dB = ops.B;
-    TOut* dC = ops.C;
-    cublasHandle_t h = ops.handle;
-    const float alpha = 1, beta = 0;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    const auto time = [&](auto&& f) {
-        for (int i = 0; i < 3; ++i) f();
-        std::vector<float> ms;
-        for (int i = 0; i < 10; ++i) {
-            cudaEventRecord(e0);
-            f();
-            cudaEventRecord(e1);
-            cudaEventSynchronize(e1);
-            float t;
-            cudaEventElapsedTime(&t, e0, e1);
-            ms.push_back(t);
-        }
+    const SquareOperands<TIn, TOut> ops(size);
+    TimingPolicy policy; // 3 warm-up runs, then 10 timed
+    policy.max_samples = policy.min_samples = 10;
+    policy.min_total_ms = 0;
+    const auto time = [&](const std::function<void(cudaStream_t)>& work) {
+        const TimingStats t = time_device_work(work, nullptr, policy);
         CK(cudaGetLastError());
-        std::sort(ms.begin(), ms.end());
-        return 2.0 * m * n * k / (ms[5] * 1e-3) / 1e12;
-    };
-    const auto cublas_call = [&] {
-        cublasGemmEx(h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, int(m), int(n),
-                     int(k), &alpha, dA, ti, int(ta ? k : m), dB, ti, int(tb ? n : k), &beta, dC, to,
-                     int(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        return ops.tflops(t.median_ms);
     };
     // cuBLAS timed right before each plan, so that both see the same clocks and temperature.
     for (const auto& pl : plans<TIn, TOut>()) {
-        HalfArgs<TIn, TOut> g{m, n, k, alpha, dA, ta ? k : m, ta, dB, tb ? n : k, tb, beta, dC, m};
-        const double cub = time(cublas_call);
-        const double t = time([&] { pl.fn(g, nullptr); });
+        const HalfArgs<TIn, TOut> g = ops.args(ta, tb);
+        const double cub = time([&](cudaStream_t) { ops.cublas(ta, tb, ti, to); });
+        const double t = time([&](cudaStream_t) { pl.fn(g, nullptr); });
         std::printf("time %s %c%c %lld^3: %-14s %.1f TFLOP/s, cublas %.1f: %.3fx\n", tname,
                     ta ? 't' : 'n', tb ? 't' : 'n', (long long)size, pl.name, t, cub, t / cub);
     }
 }
 
-// Rung 24's variants beside cuBLAS, interleaved sample by sample (each round runs every
-// contender once, so drift in clocks and temperature falls on all alike); medians of `rounds`.
+// Rung 24's plans beside cuBLAS, interleaved sample by sample (time_interleaved: each round
+// runs every contender once, so drift in clocks and temperature falls on all alike); medians
+// of `rounds` samples each.
 template <class TIn, class TOut>
 void explore(int64_t size, cudaDataType ti, cudaDataType to, const char* tname, int rounds) {
-    SquareOperands<TIn, TOut> ops(size);
-    const int64_t m = size, n = size, k = size;
-    TIn *dA = ops.A, *dB = ops.B;
-    TOut* dC = ops.C;
-    cublasHandle_t h = ops.handle;
-    const float alpha = 1, beta = 0;
-    HalfArgs<TIn, TOut> g{m, n, k, alpha, dA, m, false, dB, k, false, beta, dC, m};
-    std::vector<std::pair<std::string, std::function<void()>>> runs;
-    runs.push_back({"cublas", [&] {
-                        cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &alpha, dA,
-                                     ti, int(m), dB, ti, int(k), &beta, dC, to, int(m),
-                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-                    }});
+    const SquareOperands<TIn, TOut> ops(size);
+    const HalfArgs<TIn, TOut> g = ops.args(false, false);
+    std::vector<std::string> names = {"cublas"};
+    std::vector<std::function<void(cudaStream_t)>> works = {
+        [&](cudaStream_t) { ops.cublas(false, false, ti, to); }};
     for (const auto& pl : plans<TIn, TOut>())
         if (std::string(pl.name).rfind("24", 0) == 0) {
-            auto fn = pl.fn;
-            runs.push_back({pl.name, [&g, fn] { fn(g, nullptr); }});
+            names.push_back(pl.name);
+            works.push_back([&g, fn = pl.fn](cudaStream_t) { fn(g, nullptr); });
         }
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<std::vector<float>> ms(runs.size());
-    for (int r = -3; r < rounds; ++r)
-        for (size_t i = 0; i < runs.size(); ++i) {
-            cudaEventRecord(e0);
-            runs[i].second();
-            cudaEventRecord(e1);
-            cudaEventSynchronize(e1);
-            float t;
-            cudaEventElapsedTime(&t, e0, e1);
-            if (r >= 0) ms[i].push_back(t);
-        }
+    TimingPolicy policy; // 3 warm-up runs each, then `rounds` rounds
+    policy.max_samples = policy.min_samples = rounds;
+    policy.min_total_ms = 0;
+    const std::vector<TimingStats> t = time_interleaved(works, nullptr, policy);
     CK(cudaGetLastError());
-    double cub = 0;
-    for (size_t i = 0; i < runs.size(); ++i) {
-        std::sort(ms[i].begin(), ms[i].end());
-        const double med = ms[i][ms[i].size() / 2];
-        const double tf = 2.0 * m * n * k / (med * 1e-3) / 1e12;
-        if (i == 0) cub = med;
+    for (size_t i = 0; i < works.size(); ++i)
         std::printf("explore %s nn %lld^3: %-14s %.4f ms %.1f TFLOP/s %.3fx cublas (min %.4f max %.4f)\n",
-                    tname, (long long)size, runs[i].first.c_str(), med, tf, cub / med,
-                    ms[i].front(), ms[i].back());
-    }
+                    tname, (long long)size, names[i].c_str(), t[i].median_ms,
+                    ops.tflops(t[i].median_ms), t[0].median_ms / t[i].median_ms, t[i].min_ms,
+                    t[i].max_ms);
 }
 
 int main(int argc, char** argv) {
