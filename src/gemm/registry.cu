@@ -139,7 +139,7 @@ const Rung kRungs[] = {
                       "mma.sync m16n8k16 bf16/f16 with ldmatrix (.trans for the other layout) from "
                       "an XOR-swizzled cp.async ring: the Ampere-style baseline",
                       "sm_80+ HMMA", false, true),
-    // rungs 20-24: Hopper's warpgroup MMA, one feature at a time (hopper_gemm.cuh)
+    // rungs 20-24: Hopper's warpgroup MMA, one feature per rung file (22_warp_specialized.cuh)
     GEMMLAB_HALF_RUNG(20, wgmma,
                       "wgmma m64n128k16 reading 128-byte-swizzled shared tiles through "
                       "descriptors, async fence/commit/wait; tiles copied by cp.async",
@@ -160,7 +160,7 @@ const Rung kRungs[] = {
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
                       "persistent kernels", true, false),
-    // rungs 25-26: float on warpgroup MMA (tf32_wgmma.cuh: a pack step where needed, then rung
+    // rungs 25-26: float on warpgroup MMA (hopper/tf32_pack.cuh: a pack step where needed, then rung
     // 24's kernel)
     GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
                        "TF32 on wgmma m64n256k8: operands rounded by TMA as they land, an "

@@ -1,11 +1,11 @@
-// Development check of the wgmma plans (hopper_gemm.cuh) on the GPU machine, outside the
-// library: every plan x op x shape against a double-precision GPU reference, then TFLOP/s
+// Development check of the Hopper rungs 20-24 (their launchers, src/gemm/kernels/2x_*.cu) on the
+// GPU machine, outside the library: every rung x op x shape against a double-precision GPU reference, then TFLOP/s
 // beside cublasGemmEx in the same run (cuBLAS timed right before each plan). Build and run:
 //   cmake --preset device -DGEMMLAB_BUILD_DEV_TESTS=ON
 //   cmake --build build/device --target gemmlab_dev_hopper
 //   build/device/tests/dev/gemmlab_dev_hopper [quick|profile|explore [rounds]]
-// quick: bf16 only; profile: one launch per plan at 4096^3 (for ncu), no checks; explore: the
-// rung 24 plans and cuBLAS at 4096^3 and 8192^3, interleaved sample by sample, no checks.
+// quick: bf16 only; profile: one launch per rung at 4096^3 (for ncu), no checks; explore: rung
+// 24 and cuBLAS at 4096^3 and 8192^3, interleaved sample by sample, no checks.
 
 #include <algorithm>
 #include <cmath>
@@ -19,11 +19,10 @@
 #include <cublas_v2.h>
 
 #include "common/timing.hpp"
-#include "gemm/kernels/hopper_gemm.cuh"
+#include "gemm/kernels/launchers.hpp"
 
 using namespace gemmlab::detail;
 using gemmlab::TimingPolicy, gemmlab::TimingStats, gemmlab::time_device_work, gemmlab::time_interleaved;
-using namespace gemmlab::detail::hopper;
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -34,22 +33,8 @@ using namespace gemmlab::detail::hopper;
         }                                                                                          \
     } while (0)
 
-using P20 = Plan<128, 128, 4, Feed::CpAsync, false, 1, false>;
-using P21 = Plan<128, 128, 4, Feed::Tma, false, 1, false>;
-using P22 = Plan<128, 256, 4, Feed::Tma, true, 1, false>;
-using P23 = Plan<128, 256, 4, Feed::Tma, true, 2, false>;
-using P24 = Plan<128, 256, 4, Feed::Tma, true, 2, true>;
-using P24b = Plan<128, 256, 4, Feed::Tma, true, 1, true>;
-
-static uint32_t g_lbo = kMnLbo, g_sbo = kMnSbo;
-
 template <class TIn, class TOut>
 using LaunchFn = void (*)(const HalfArgs<TIn, TOut>&, cudaStream_t);
-
-template <class P, class TIn, class TOut>
-void run_plan(const HalfArgs<TIn, TOut>& g, cudaStream_t s) {
-    launch_plan<P>(g, s, g_lbo, g_sbo);
-}
 
 template <class TIn, class TOut>
 struct Named {
@@ -59,12 +44,11 @@ struct Named {
 
 template <class TIn, class TOut>
 std::vector<Named<TIn, TOut>> plans() {
-    return {{"20 wgmma", &run_plan<P20, TIn, TOut>},
-            {"21 tma", &run_plan<P21, TIn, TOut>},
-            {"22 warp_spec", &run_plan<P22, TIn, TOut>},
-            {"23 cluster", &run_plan<P23, TIn, TOut>},
-            {"24 persist+cl", &run_plan<P24, TIn, TOut>},
-            {"24b persist", &run_plan<P24b, TIn, TOut>}};
+    return {{"20 wgmma", &launch_wgmma<TIn, TOut>},
+            {"21 tma", &launch_tma<TIn, TOut>},
+            {"22 warp_spec", &launch_warp_specialized<TIn, TOut>},
+            {"23 cluster", &launch_cluster_multicast<TIn, TOut>},
+            {"24 persist", &launch_persistent<TIn, TOut>}};
 }
 
 template <class T> float to_f(T x) { return float(x); }
@@ -260,7 +244,7 @@ void time_all(int64_t size, bool ta, bool tb, cudaDataType ti, cudaDataType to, 
     }
 }
 
-// Rung 24's plans beside cuBLAS, interleaved sample by sample (time_interleaved: each round
+// Rung 24 beside cuBLAS, interleaved sample by sample (time_interleaved: each round
 // runs every contender once, so drift in clocks and temperature falls on all alike); medians
 // of `rounds` samples each.
 template <class TIn, class TOut>
@@ -318,15 +302,6 @@ int main(int argc, char** argv) {
     }
     Rng rng;
     int cases = 0;
-    // Which MN-major descriptor convention is right: LBO = panel stride or SBO = panel stride.
-    for (int conv = 0; conv < 2; ++conv) {
-        g_lbo = conv == 0 ? kMnLbo : kMnSbo;
-        g_sbo = conv == 0 ? kMnSbo : kMnLbo;
-        int c = 0;
-        const int f = check_case<__nv_bfloat16, float>(rng, 128, 256, 64, false, true, 1.f, 0.f, "bf16-f32", c);
-        std::printf("MN-major convention %d (lbo %u sbo %u): %d of %d plans failed\n", conv, g_lbo, g_sbo, f, c);
-        if (f == 0) break;
-    }
     int failed = 0;
     failed += check_all<__nv_bfloat16, __nv_bfloat16>(rng, "bf16", cases);
     if (!quick) failed += check_all<__half, float>(rng, "f16-f32", cases);

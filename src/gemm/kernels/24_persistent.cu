@@ -5,27 +5,44 @@
 // leaves SMs empty. Here the grid is the SM count; block b takes tiles b, b + grid, ... in the
 // grouped order (8 tile rows at a time, so the blocks running together share B columns in L2).
 // The producer warpgroup runs ahead across tile boundaries: while the consumers store one
-// tile's accumulators (alpha/beta applied in registers), the first stages of the next tile are
-// already loading, so the epilogue overlaps the next tile's copies.
-// Built on rung 22, not 23: the 2-block clusters of rung 23 measured slower on the H100
-// (docs/ladder.md), so the fastest persistent form keeps single blocks.
+// tile's accumulators, the first stages of the next tile are already loading, so the epilogue
+// overlaps the next tile's copies. 16-bit C with beta == 0 goes out through shared memory by
+// TMA, so the consumers hand the store to the copy engine and start the next tile at once. Both
+// parts: 24_persistent.cuh.
+// Built on rung 22, not 23: the 2-block clusters of rung 23 measured slower as a persistent
+// kernel (docs/ladder.md), so the fastest persistent form keeps single blocks.
+// Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // Measured: docs/ladder.md.
 
-#include "gemm/kernels/hopper_gemm.cuh"
+#include "gemm/kernels/24_persistent.cuh"
 
 namespace gemmlab::detail {
 
-using PersistentPlan = hopper::Plan<128, 256, 4, hopper::Feed::Tma, /*Specialized=*/true,
-                                    /*Cluster=*/1, /*Persistent=*/true>;
+namespace {
+struct PersistentRung {
+    using Config = hopper::PersistentConfig;
+    using Cluster = hopper::SingleBlock;
+    template <class Cfg, class Math, class Layout>
+    using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
+    using Schedule = hopper::PersistentSchedule;
+    using Epilogue = hopper::TmaStoreEpilogue;
+    static constexpr int kClusterBlocks = Cluster::kBlocks;
+    static constexpr int kThreads = Config::kConsumers * 128 + 128;
+    template <class Math, class TOut, bool TA, bool TB>
+    static constexpr auto kernel() {
+        return &hopper::warp_specialized_kernel<PersistentRung, Math, TOut, TA, TB>;
+    }
+};
+} // namespace
 
 template <class TIn, class TOut>
 void launch_persistent(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    hopper::launch_or_fallback<PersistentPlan>(g, stream);
+    hopper::launch_half<PersistentRung>(g, stream);
 }
 
 template <class TIn, class TOut>
 void launch_persistent_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
-    hopper::launch_or_fallback<PersistentPlan>(g, stream, splits);
+    hopper::launch_half<PersistentRung>(g, stream, splits);
 }
 
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)

@@ -5,34 +5,126 @@
 // two consumer warpgroups, one persistent block per SM. wgmma reads TF32 only K-major and only
 // already rounded. TMA rounds a 16-byte-aligned operand itself as it lands (a TFLOAT32 tensor
 // map); wgmma reads it from shared memory where it is K-major, and an MN-major op(A) goes from
-// shared memory into registers (wgmma's register-A form). Anything else (an MN-major op(B), an
-// unaligned operand) is first rounded and written K-major to a workspace by a pack step
-// (tf32_wgmma.cuh says why and what it costs); the kernel is then rung 24's with a 32-float k
-// tile. Like rung 16 it runs when named or under `auto` with Precision::Tf32. Changed from
-// rung 24: float inputs, rounded by TMA or the pack step, the TF32 wgmma (register-A for an
-// MN-major op(A)), C in float stored from registers. Where TMA cannot address the problem or
-// no workspace is left: rung 16.
+// shared memory into registers (wgmma's register-A form: MmaTf32 below). Anything else (an
+// MN-major op(B), an unaligned operand) is first rounded and written K-major to a workspace by
+// a pack step (hopper/tf32_pack.cuh says why and what it costs). Like rung 16 it runs when named
+// or under `auto` with Precision::Tf32.
+// Changed from rung 24: float inputs, rounded by TMA or the pack step, the TF32 wgmma with a
+// 32-float k tile (register-A for an MN-major op(A)), C in float stored from registers. Where
+// TMA cannot address the problem or no workspace is left: rung 16.
 // Measured: docs/ladder.md.
 
-#include "gemm/kernels/launchers.hpp"
-#include "gemm/kernels/tf32_wgmma.cuh"
+#include "gemm/kernels/24_persistent.cuh"
+#include "gemm/kernels/hopper/tf32_pack.cuh"
 
 namespace gemmlab::detail {
 
 namespace hopper {
-/// 128 x 256 tiles, 4 stages of 48 KB: rung 24's plan.
-using Tf32Plan = Plan<128, 256, 4, Feed::Tma, /*Specialized=*/true, /*Cluster=*/1, /*Persistent=*/true>;
+
+/// TF32 math: one part, 32 floats per k tile, four wgmma m64nNk8 per k tile. B is K-major in
+/// shared memory; A too, or MN-major in 32 x 32 panels that the consumers read into wgmma's
+/// register fragments.
+struct MmaTf32 {
+    using Storage = float;
+    static constexpr int kParts = 1;
+    static constexpr int kTileK = 32; // 128 bytes
+    struct Args {};
+    __host__ __device__ static constexpr int part_row_a(const Args&, int) { return 0; }
+    __host__ __device__ static constexpr int part_row_b(const Args&, int) { return 0; }
+
+    template <class Layout>
+    struct Consumer {
+        using A = typename Layout::ShapeA;
+        using B = typename Layout::ShapeB;
+        static_assert(B::kKMajor, "TF32 wgmma reads B K-major only");
+        /// Two sets of A fragments (MN-major A), alternating by k step (one wgmma group
+        /// each): a set is reloaded only after the group that read it has completed.
+        uint32_t a_frag[2][4];
+
+#ifdef GEMMLAB_SM90A
+        /// Warpgroup wg's A fragment of k step ks (0..3) from the stage's A tile at `tile`
+        /// (panels of 32 m x 32 k rows, 128-byte swizzled, already rounded to TF32 by TMA) in
+        /// wgmma's m64nNk8 register layout: rows g and g + 8 of the warp's 16, k t and t + 4
+        /// (g = lane / 4, t = lane % 4). Element (m, k) of a panel is float m % 4 of chunk
+        /// (m / 4) ^ (k % 8) of row k.
+        __device__ __forceinline__ static void load_a_fragments(uint32_t (&frag)[4], uint32_t tile,
+                                                                int wg, int ks) {
+            const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+            const int g = lane / 4, t = lane % 4;
+            const int m = 64 * wg + 16 * warp + g; // rows m and m + 8 share a panel
+            const uint32_t panel = tile + (m / 32) * (32 * 128);
+            const int c = (m % 32) / 4, e = m % 4;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) { // k = 8 ks + t + 4 h, so k % 8 = t + 4 h
+                const int k = 8 * ks + t + 4 * h, sw = t + 4 * h;
+                const uint32_t row = panel + k * 128 + e * 4;
+                frag[2 * h + 0] = ld_shared_b32(row + ((c ^ sw) * 16));
+                frag[2 * h + 1] = ld_shared_b32(row + (((c + 2) ^ sw) * 16));
+            }
+        }
+#endif
+
+        template <int BN>
+        __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
+                                               bool accumulate) {
+#ifdef GEMMLAB_SM90A
+            if constexpr (A::kKMajor) {
+                wgmma_fence();
+#pragma unroll
+                for (int ks = 0; ks < 4; ++ks) // 4 k steps of 8
+                    wgmma_tf32<BN>(acc, operand_descriptor<A>(a, 64 * wg, ks),
+                                   operand_descriptor<B>(b, 0, ks), (accumulate || ks > 0) ? 1 : 0);
+            } else {
+                // One group per k step; the end of the previous k tile left only its last
+                // step's group (set 1) in flight, so set 0 is free at ks = 0.
+#pragma unroll
+                for (int ks = 0; ks < 4; ++ks) {
+                    if (ks > 0) wgmma_wait<1>(); // step ks - 2, the last reader of this set
+                    load_a_fragments(a_frag[ks % 2], a, wg, ks);
+                    wgmma_fence();
+                    wgmma_tf32_register_a<BN>(acc, a_frag[ks % 2], operand_descriptor<B>(b, 0, ks),
+                                              (accumulate || ks > 0) ? 1 : 0);
+                    if (ks < 3) wgmma_commit();
+                }
+            }
+#endif
+        }
+        template <class P>
+        __device__ __forceinline__ bool replaces_epilogue(const P&, int64_t, int64_t, int, int64_t,
+                                                          int64_t, float*) {
+            return false;
+        }
+    };
+};
+
 } // namespace hopper
+
+namespace {
+struct WgmmaTf32Rung {
+    using Config = hopper::Tf32Config;
+    using Cluster = hopper::SingleBlock;
+    template <class Cfg, class Math, class Layout>
+    using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
+    using Schedule = hopper::PersistentSchedule;
+    using Epilogue = hopper::RegisterEpilogue;
+    static constexpr int kThreads = Config::kConsumers * 128 + 128;
+    template <class Math, class TOut, bool TA, bool TB>
+    static constexpr auto kernel() {
+        return &hopper::warp_specialized_kernel<WgmmaTf32Rung, Math, TOut, TA, TB>;
+    }
+};
+} // namespace
 
 template <class T>
 void launch_wgmma_tf32(const GemmArgs<T>& g, cudaStream_t stream) {
-    if (!hopper::launch_packed<hopper::Tf32Plan, hopper::Tf32>(g, stream)) launch_tf32(g, stream);
+    if (!hopper::launch_packed<WgmmaTf32Rung, hopper::MmaTf32>(g, stream)) launch_tf32(g, stream);
 }
 
 template void launch_wgmma_tf32<float>(const GemmArgs<float>&, cudaStream_t);
 
 void launch_wgmma_tf32_split(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
-    if (!hopper::launch_packed<hopper::Tf32Plan, hopper::Tf32>(g, stream, splits)) launch_tf32(g, stream);
+    if (!hopper::launch_packed<WgmmaTf32Rung, hopper::MmaTf32>(g, stream, splits))
+        launch_tf32(g, stream);
 }
 
 } // namespace gemmlab::detail

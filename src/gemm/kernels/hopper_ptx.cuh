@@ -7,7 +7,7 @@
 // The device code exists only where the compiler targets sm_90a (__CUDA_ARCH_FEAT_SM90_ALL):
 // wgmma and setmaxnreg are not part of sm_90 or of any later architecture. Elsewhere
 // GEMMLAB_SM90A is undefined and the kernels that need these compile to an empty body, which
-// the host never launches (hopper_gemm.cuh checks the device before every launch).
+// the host never launches (each launcher checks the device before every launch).
 
 #include <cstdint>
 

@@ -47,7 +47,7 @@ template <class T> void launch_small(const GemmArgs<T>&, cudaStream_t);         
 template <class TIn, class TOut> void launch_small_half(const HalfArgs<TIn, TOut>&, cudaStream_t);    // 27
 
 // Split-K forms for auto (k cut into `splits` slices, partial sums reduced in a fixed order;
-// hopper_gemm.cuh), in rungs 24, 25 and 26's files.
+// the warp-specialized kernel, 22_warp_specialized.cuh), in rungs 24, 25 and 26's files.
 
 /// Split-K never cuts k finer than this (elements): each slice then keeps the error analysis of
 /// docs/precision.md ("Split-K") and enough k tiles to fill the pipeline.
@@ -64,7 +64,7 @@ inline bool tma_readable(const void* x, int64_t ld, int64_t elem_bytes) {
     return reinterpret_cast<uintptr_t>(x) % 16 == 0 && (ld * elem_bytes) % 16 == 0;
 }
 
-/// Which operands rung 25 (TF32 on wgmma) packs before its kernel (tf32_wgmma.cuh): those TMA
+/// Which operands rung 25 (TF32 on wgmma) packs before its kernel (hopper/tf32_pack.cuh): those TMA
 /// cannot load as they are, an op(B) that is not K-major (trans_b, column-major convention) and
 /// any operand TMA cannot read. One rule for its launcher and for auto's model of its cost.
 struct WgmmaTf32Packs {

@@ -5,7 +5,7 @@
 // beta. No atomics, one fixed order: the same call gives the same bits on every run.
 //
 // Two producers of partials share the sum here:
-// - the wgmma kernel (hopper_gemm.cuh), whose work units are (tile, slice) pairs writing FP32
+// - the warp-specialized wgmma kernel (22_warp_specialized.cuh), whose work units are (tile, slice) pairs writing FP32
 //   partials (rungs 24-26);
 // - any natively batched rung (13-17: CUDA cores, DMMA, TF32, 3xTF32), through
 //   launch_split_k below: the slices are a strided batch of the rung's own kernel, slice s

@@ -3,7 +3,7 @@
 
 #include <mutex>
 
-#include "gemm/kernels/hopper_gemm.cuh"
+#include "gemm/kernels/hopper/launch.cuh"
 
 namespace gemmlab::detail::hopper {
 

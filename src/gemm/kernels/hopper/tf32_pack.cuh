@@ -1,6 +1,7 @@
 #pragma once
 // TF32 on warpgroup MMA for rungs 25 (wgmma_tf32) and 26 (wgmma_tf32x3): a pack step for the
-// operands that need one, then the wgmma kernel of rungs 20-24 (hopper_gemm.cuh).
+// operands that need one, then the warp-specialized kernel (22_warp_specialized.cuh) with the
+// rung's math policy.
 //
 // Why a pack step: wgmma reads TF32 operands from shared memory K-major only (the transposing
 // forms exist for 16-bit types alone), and its inputs must already be TF32: fed raw floats, the
@@ -10,7 +11,7 @@
 //    TFLOAT32 rounds each float to nearest (ties to even, measured) as it lands in shared
 //    memory, so TF32 (one part) loads such an operand from the caller's array at no cost. A
 //    K-major one is read by wgmma from shared memory; an MN-major op(A) by the consumers into
-//    registers, for wgmma's register-A form (hopper_gemm.cuh, kRegisterA). op(B) has no
+//    registers, for wgmma's register-A form (25_wgmma_tf32.cu, MmaTf32). op(B) has no
 //    register form, so an MN-major op(B) is packed;
 //  - the pack: an operand is read once, in any layout and alignment, rounded (cvt.rna: to
 //    nearest, ties away from zero), and written K-major to a workspace (op(A) as m rows of k,
@@ -19,11 +20,11 @@
 // Both are round to nearest, which is all the TF32 bound needs (docs/precision.md). The GEMM
 // kernel then loads everything by TMA. A packed operand is written once and read by every tile
 // of its row or column, so the pack costs (rows) k (4 + 4 parts) bytes of traffic against
-// 2 m n k FLOPs: a few percent from 1024^2 up, and the difference to cuBLAS at 4096^3 in TF32.
+// 2 m n k FLOPs (docs/ladder.md has what that costs).
 //
 // 3xTF32's range guard: while packing, each 64-row group of an operand records whether it holds
 // a value the split cannot carry (mma_configs.hpp: kTf32x3SmallestBits, kTf32x3LargestBits);
-// the kernel recomputes tiles that meet a flagged group with FP32 FMAs (store_tile_fma), so
+// the kernel recomputes tiles that meet a flagged group with FP32 FMAs (26_wgmma_tf32x3.cu), so
 // only such data pays, and the result keeps the FP32 bound.
 //
 // The workspace comes from the library's pool (workspace.hpp); when the pool cannot supply it,
@@ -32,7 +33,8 @@
 
 #include <cstdint>
 
-#include "gemm/kernels/hopper_gemm.cuh"
+#include "gemm/kernels/hopper/launch.cuh"
+#include "gemm/kernels/hopper/params.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/ptx.cuh"
 #include "gemm/workspace.hpp"
@@ -120,13 +122,14 @@ void pack_operand(const float* X, int64_t ld, bool k_major, int64_t rows, int64_
     GEMMLAB_CHECK_LAUNCH();
 }
 
-/// Runs plan P on float operands in TF32 (TIn = Tf32) or 3xTF32 (TIn = Tf32x3): pack what
-/// needs it, then the wgmma kernel (k in `splits` slices: split-K). Returns false, having
-/// enqueued nothing, when the problem does not fit TMA's coordinates or the workspace is not
-/// available; the caller then takes another rung.
-template <class P, class TIn>
+/// Runs Rung (a TF32 composition of the warp-specialized kernel) with math policy Math (one part:
+/// TF32, two: 3xTF32) on float operands: pack what needs it, then the kernel (k in `splits`
+/// slices: split-K). Returns false, having enqueued nothing, when the problem does not fit TMA's
+/// coordinates or the workspace is not available; the caller then takes another rung.
+template <class Rung, class Math>
 bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1) {
-    constexpr int kParts = Input<TIn>::kParts;
+    using Cfg = typename Rung::Config;
+    constexpr int kParts = Math::kParts;
     constexpr int64_t kCoordLimit = int64_t(1) << 31; // TMA coordinates are int32
     if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
         return false;
@@ -134,7 +137,7 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     // of k: k contiguous when B is not transposed. In TF32 (one part) such an operand, when TMA
     // can read it, is loaded from the caller's array and rounded by TMA as it lands (see the
     // top of this file); only the others are packed.
-    // An MN-major op(A) takes the kernel's register path (kRegisterA), unpacked too.
+    // An MN-major op(A) takes the consumers' register path (MmaTf32), unpacked too.
     const WgmmaTf32Packs packs = wgmma_tf32_packs(g.A, g.lda, g.B, g.ldb, g.trans_b);
     const bool direct_a = kParts == 1 && !packs.a;
     const bool a_in_registers = direct_a && !g.trans_a;
@@ -157,29 +160,28 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     const float* b_k_major = direct_b ? g.B : b_packed;
     const int64_t lda = direct_a ? g.lda : layout.ldp, ldb = direct_b ? g.ldb : layout.ldp;
 
-    Params<TIn, float> p{};
+    Params<Math, float> p{};
     p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
     p.A = a_k_major, p.lda = lda, p.B = b_k_major, p.ldb = ldb;
     p.C = g.C, p.ldc = g.ldc;
-    p.a_small_row = int(g.m), p.b_small_row = int(g.n);
-    p.unsafe_a = unsafe_a, p.unsafe_b = unsafe_b;
-    p.orig_a = g.A, p.orig_lda = g.lda, p.orig_trans_a = g.trans_a;
-    p.orig_b = g.B, p.orig_ldb = g.ldb, p.orig_trans_b = g.trans_b;
+    if constexpr (kParts == 2)
+        p.math = {int(g.m), int(g.n), unsafe_a, unsafe_b, g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b};
     // K-major maps over (k, parts x rows): rows beyond m (or n) inside a part are the next
     // part's, read only into tile rows the epilogue never stores; beyond the array, zeros.
     // A direct operand's map rounds to TF32 (data type TFLOAT32); a packed one is rounded already.
-    const CUtensorMap map_b = make_operand_map(b_k_major, g.k, kParts * g.n, ldb, P::BN, direct_b);
+    const CUtensorMap map_b = make_operand_map(b_k_major, g.k, kParts * g.n, ldb, Cfg::BN, direct_b);
+    const auto launch = [&]<bool TA>(const CUtensorMap& map_a) {
+        launch_tiles<Cfg, typename Rung::Schedule, 1, Rung::kThreads,
+                     Rung::template kernel<Math, float, TA, /*TB=*/false>()>(map_a, map_b, CUtensorMap{},
+                                                                          p, stream, splits);
+    };
     if constexpr (kParts == 1) {
         if (a_in_registers) {
-            const CUtensorMap map_a = make_operand_map(g.A, g.m, g.k, g.lda, kTileK<TIn>, true);
-            launch_kernel<P, TIn, float, /*TA=*/false, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p,
-                                                                     stream, splits);
+            launch.template operator()<false>(make_operand_map(g.A, g.m, g.k, g.lda, Math::kTileK, true));
             return true;
         }
     }
-    const CUtensorMap map_a = make_operand_map(a_k_major, g.k, kParts * g.m, lda, P::BM, direct_a);
-    launch_kernel<P, TIn, float, /*TA=*/true, /*TB=*/false>(map_a, map_b, CUtensorMap{}, p, stream,
-                                                            splits);
+    launch.template operator()<true>(make_operand_map(a_k_major, g.k, kParts * g.m, lda, Cfg::BM, direct_a));
     return true; // ws is freed on the stream after the kernel
 }
 

@@ -1,0 +1,111 @@
+#pragma once
+// Rung 22's kernel, the skeleton that rungs 23-26 compose their parts into: a producer
+// warpgroup that only issues TMA and consumer warpgroups that only issue wgmma, the two joined
+// by the stage ring (hopper/pipeline.cuh). Its roles, as steps:
+//   producer: for each work unit, for each k tile: acquire a stage -> load it (Rung::Loads)
+//   consumer: for each work unit: for each k tile: wait for a stage -> k_tile (Math) -> release
+//             the stage read one k tile earlier; then the epilogue (Rung::Epilogue)
+// and what a Rung chooses:
+//   Config    block tile, stages, C staging (hopper/configs.hpp)
+//   Cluster   SingleBlock, or rung 23's BlockPair (a stage released in both blocks)
+//   Loads     the producer's load of one stage (hopper/tma_loads.cuh; rung 23 multicasts A)
+//   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs)
+//   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
+// and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32) is the kernel's Math.
+
+#include "gemm/kernels/hopper/epilogue.cuh"
+#include "gemm/kernels/hopper/launch.cuh"
+#include "gemm/kernels/hopper/mma_16bit.cuh"
+#include "gemm/kernels/hopper/pipeline.cuh"
+#include "gemm/kernels/hopper/scheduler.cuh"
+#include "gemm/kernels/hopper/tma_loads.cuh"
+
+namespace gemmlab::detail::hopper {
+
+/// Registers per thread after setmaxnreg: the producer needs few (it only addresses TMA), the
+/// consumers many (BN / 2 accumulators each).
+inline constexpr int kProducerRegisters = 40;
+inline constexpr int kConsumerRegisters = 232;
+
+template <class Rung, class Math, class TOut, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
+    warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
+                            const __grid_constant__ CUtensorMap map_b,
+                            const __grid_constant__ CUtensorMap map_c, const Params<Math, TOut> p) {
+#ifdef GEMMLAB_SM90A
+    using Cfg = typename Rung::Config;
+    using Cluster = typename Rung::Cluster;
+    using Layout = SharedLayout<Cfg, Math, /*KMajorA=*/TransA, /*KMajorB=*/!TransB>;
+    using Loads = typename Rung::template Loads<Cfg, Math, Layout>;
+    using Pipeline = StagePipeline<Cfg::kStages, Cluster>;
+    using State = typename Pipeline::State;
+    constexpr int kTK = Math::kTileK;
+
+    extern __shared__ unsigned char smem_raw[];
+    const uint32_t base = Layout::base(smem_raw);
+    const Pipeline pipe{Layout::barriers(base)};
+    if (threadIdx.x == 0) {
+        tma_prefetch_map(&map_a);
+        tma_prefetch_map(&map_b);
+        pipe.init(4 * Cfg::kConsumers);
+    }
+    Cluster::sync(); // every block's barriers exist before any arrival reaches them
+
+    const WorkUnits<Cluster::kBlocks> units(p.tiles_m, p.tiles_n, int((p.k + kTK - 1) / kTK),
+                                            p.k_splits, p.k_tiles_per_split);
+    const int step = Rung::Schedule::step(units.count);
+
+    if (threadIdx.x / 128 == Cfg::kConsumers) { // the producer warpgroup
+        setmaxnreg_dec<kProducerRegisters>();
+        if (threadIdx.x % 128 == 0) {
+            State write;
+            for (int u = int(blockIdx.x); u < units.count; u += step) {
+                const WorkUnit w = units[u];
+                for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
+                    pipe.producer_acquire(write);
+                    Loads::issue(pipe, write, base, &map_a, &map_b, w.tm * Cfg::BM, w.tn * Cfg::BN,
+                                 kt, p.math);
+                }
+            }
+        }
+    } else { // a consumer warpgroup
+        setmaxnreg_inc<kConsumerRegisters>();
+        const int wg = threadIdx.x / 128;
+        float acc[Cfg::BN / 2] = {};
+        typename Math::template Consumer<Layout> mma;
+        State read, previous;
+        for (int u = int(blockIdx.x); u < units.count; u += step) {
+            const WorkUnit w = units[u];
+            const int64_t m0 = int64_t(w.tm) * Cfg::BM, n0 = int64_t(w.tn) * Cfg::BN;
+            for (int kt = w.kt0; kt < w.kt1; ++kt) {
+                pipe.consumer_wait(read);
+                mma.template k_tile<Cfg::BN>(acc, Layout::a_tile(base, read.stage),
+                                             Layout::b_tile(base, read.stage), wg, kt > w.kt0);
+                wgmma_commit();
+                wgmma_wait<1>(); // the previous k tile's wgmma retired: release its stage
+                if (kt > w.kt0) pipe.consumer_release(previous);
+                previous = read;
+                ++read;
+            }
+            wgmma_wait<0>();
+            pin_accumulators(acc);
+            pipe.consumer_release(previous); // the producer may already load the next unit
+
+            float* partial = p.k_splits > 1 ? p.partial + int64_t(w.slice) * p.m * p.n : nullptr;
+            if (mma.replaces_epilogue(p, m0, n0, wg, int64_t(w.kt0) * kTK,
+                                      min(p.k, int64_t(w.kt1) * kTK), partial))
+                continue;
+            if (partial) {
+                store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
+                continue;
+            }
+            Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
+                                                n0, wg);
+        }
+        Rung::Epilogue::template drain<TOut>();
+    }
+    Cluster::sync_before_exit();
+#endif
+}
+
+} // namespace gemmlab::detail::hopper

@@ -1,0 +1,112 @@
+#pragma once
+// Rung 24's parts, which rungs 25 and 26 reuse: the persistent schedule and, for 16-bit C, the
+// epilogue that stores through shared memory by TMA so that the store runs on while the
+// consumers start the next tile.
+
+#include "gemm/kernels/22_warp_specialized.cuh"
+
+namespace gemmlab::detail::hopper {
+
+/// One block per SM (whole clusters), each looping over the units b, b + grid, ... in the
+/// grouped order; the producer runs ahead across unit boundaries.
+struct PersistentSchedule {
+    static int grid(int64_t units, int sms, int cluster_blocks) {
+        return int(std::min<int64_t>(units, sms / cluster_blocks * cluster_blocks));
+    }
+    __device__ __forceinline__ static int step(int) { return int(gridDim.x); }
+};
+
+#ifdef GEMMLAB_SM90A
+
+/// C = alpha * acc (beta == 0, 16-bit C) through shared memory: the warpgroup transposes its
+/// accumulators into a 64 x 128 buffer with stmatrix (.trans: each 16-byte row of the buffer is
+/// 8 consecutive rows of one column of C, 128-byte swizzled so that the eight stores of a
+/// matrix hit eight different bank groups), then one thread stores the buffer by TMA, which
+/// clips at the matrix edges. The store runs on while the warpgroup starts the next tile; the
+/// buffer is reused only after the store has read it (bulk_wait_read).
+template <int BN, class P, class TOut = std::remove_pointer_t<decltype(P::C)>>
+__device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN / 2],
+                                               const void* map_c, uint32_t buffers, int64_t m0,
+                                               int64_t n0, int wg) {
+    static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const bool leader = threadIdx.x % 128 == 0;
+    const uint32_t buffer = buffers + wg * (64 * kStoreCols * 2);
+    // This lane's stored row: matrix q = lane / 8 (q % 2: rows 0-7 or 8-15 of the warp's 16,
+    // q / 2: first or second 8-column group of the pair), row r = lane % 8 (a column of C).
+    const int q = lane / 8, r = lane % 8;
+    const int mchunk = 2 * warp + q % 2; // which 8 of the warpgroup's 64 rows
+    constexpr int kChunks = BN / kStoreCols;
+#pragma unroll
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+        if (leader) bulk_wait_read<0>(); // the previous store has read the buffer
+        named_barrier(1 + wg, 128);
+#pragma unroll
+        for (int jp = 0; jp < kStoreCols / 16; ++jp) { // pairs of 8-column groups
+            const int j = chunk * (kStoreCols / 8) + 2 * jp; // first group of the pair
+            uint32_t regs[4];
+#pragma unroll
+            for (int mq = 0; mq < 4; ++mq) {
+                const int i = 4 * (j + mq / 2) + 2 * (mq % 2);
+                const float lo = p.alpha * acc[i], hi = p.alpha * acc[i + 1];
+                if constexpr (std::is_same_v<TOut, __nv_bfloat16>) {
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+                    regs[mq] = *reinterpret_cast<const uint32_t*>(&v);
+                } else {
+                    const __half2 v = __floats2half2_rn(lo, hi);
+                    regs[mq] = *reinterpret_cast<const uint32_t*>(&v);
+                }
+            }
+            const int col = 16 * jp + 8 * (q / 2) + r; // column inside the buffer
+            stmatrix_x4_trans(buffer + col * 128 + ((mchunk ^ (col % 8)) * 16), regs[0], regs[1],
+                              regs[2], regs[3]);
+        }
+        fence_proxy_async();
+        named_barrier(1 + wg, 128);
+        if (leader) {
+            tma_store_2d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kStoreCols));
+            bulk_commit();
+        }
+    }
+}
+
+#endif // GEMMLAB_SM90A
+
+/// Rung 24's epilogue: 16-bit C with beta == 0 (p.tma_store) by TMA from shared memory, any
+/// other C from registers.
+struct TmaStoreEpilogue {
+    template <class Cfg, class P, int N>
+    __device__ __forceinline__ static void store(const P& p, const float (&acc)[N], const void* map_c,
+                                                 uint32_t buffers, int64_t m0, int64_t n0, int wg) {
+#ifdef GEMMLAB_SM90A
+        if constexpr (sizeof(*p.C) == 2) {
+            if (p.tma_store) {
+                store_tile_tma<Cfg::BN>(p, acc, map_c, buffers, m0, n0, wg);
+                return;
+            }
+        }
+        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0, n0, wg);
+#endif
+    }
+    /// The last stores must have read their buffer before the block's shared memory goes.
+    template <class TOut>
+    __device__ __forceinline__ static void drain() {
+#ifdef GEMMLAB_SM90A
+        if constexpr (sizeof(TOut) == 2)
+            if (threadIdx.x % 128 == 0) bulk_wait<0>();
+#endif
+    }
+
+    /// Host: the TMA store needs beta == 0, a C that TMA can address, and m % 8 == 0: the store
+    /// clips at the tensor's bounds only in 16-byte steps along the contiguous dimension
+    /// (docs/ladder.md, rung 24), so the last rows must end on a 16-byte boundary.
+    template <class TIn, class TOut, class P>
+    static void prepare_c(const HalfArgs<TIn, TOut>& g, P& p, CUtensorMap& map_c) {
+        if constexpr (sizeof(TOut) == 2) {
+            p.tma_store = g.beta == 0.0f && operand_feedable(g.C, g.ldc) && g.m % 8 == 0;
+            if (p.tma_store) map_c = make_operand_map(g.C, g.m, g.n, g.ldc, kStoreCols);
+        }
+    }
+};
+
+} // namespace gemmlab::detail::hopper

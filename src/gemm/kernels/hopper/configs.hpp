@@ -1,0 +1,43 @@
+#pragma once
+// The block tiles of the Hopper rungs 20-26 and the shared memory each needs: the one place
+// where these facts live. The kernels lay out their shared memory from these types
+// (tile_layout.cuh), and auto (auto_select.cu) reads kSmemBytes from them. Host-includable.
+
+namespace gemmlab::detail::hopper {
+
+/// A block of BM x BN outputs (BM / 64 consumer warpgroups of 64 rows each), Stages k tiles of
+/// 128 bytes in flight, Parts tiles per operand and stage (3xTF32: a big and a small part), and
+/// StoreBytes of shared memory for staging C (rung 24's TMA store).
+template <int BM_, int BN_, int Stages_, int Parts_ = 1, int StoreBytes_ = 0>
+struct BlockConfig {
+    static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kParts = Parts_;
+    static constexpr int kStoreBytes = StoreBytes_;
+    static constexpr int kConsumers = BM / 64; // warpgroups issuing wgmma
+    /// Per stage: Parts x (BM + BN) rows of 128 bytes (A's tiles first, then B's).
+    static constexpr int kStageBytes = kParts * (BM + BN) * 128;
+    static constexpr int kStoreOffset = kStages * kStageBytes; // a multiple of 1024
+    static constexpr int kBarrierOffset = kStoreOffset + kStoreBytes;
+    /// Stages, C staging, a full and an empty mbarrier per stage, and 1024 bytes to align the
+    /// start to the 128-byte swizzle's 1024-byte pattern.
+    static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
+
+    static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of m64");
+    static_assert(BN == 128 || BN == 256, "wgmma n128 or n256");
+    static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
+    static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+};
+
+/// Rung 24's C staging: one 64 x 128 buffer of 16-bit values per consumer warpgroup.
+inline constexpr int kStoreCols = 128;
+template <int BM>
+inline constexpr int kTmaStoreBytes = (BM / 64) * 64 * kStoreCols * 2;
+
+using WgmmaConfig = BlockConfig<128, 128, 4>;                          // rung 20
+using TmaConfig = BlockConfig<128, 128, 4>;                            // rung 21
+using WarpSpecializedConfig = BlockConfig<128, 256, 4>;                // rungs 22, 23
+using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128>>; // rung 24
+using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
+/// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
+using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
+
+} // namespace gemmlab::detail::hopper

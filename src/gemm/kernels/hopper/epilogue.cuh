@@ -1,0 +1,76 @@
+#pragma once
+// The consumers' last step: C = alpha * acc + beta * C from the wgmma accumulators, stored from
+// registers. Rung 24 adds a TMA store for 16-bit C (24_persistent.cuh).
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "gemm/kernels/hopper_ptx.cuh"
+
+namespace gemmlab::detail::hopper {
+
+#ifdef GEMMLAB_SM90A
+
+/// Rounds one FP32 result to the output type (round to nearest even).
+template <class TOut>
+__device__ __forceinline__ TOut to_out(float v) {
+    if constexpr (std::is_same_v<TOut, float>) return v;
+    else if constexpr (std::is_same_v<TOut, __nv_bfloat16>) return __float2bfloat16_rn(v);
+    else return __float2half_rn(v);
+}
+
+/// C = alpha * acc + beta * C for consumer warpgroup `wg`'s 64 x BN slice of the BM x BN tile at
+/// (m0, n0) of an m x n column-major C (a split-K partial: alpha 1, beta 0, C the slice's FP32
+/// buffer). Register i of a thread is row r0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + i % 2
+/// (see wgmma in hopper_ptx.cuh): per group of 8 columns the thread writes two rows of two
+/// neighbouring columns, so two pointers one column apart serve all four. Whole tiles skip the
+/// bounds checks; beta == 0 never reads C.
+template <int BM, int BN, class TOut>
+__device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m, int64_t n,
+                                           TOut* C, int64_t ldc, float alpha, float beta,
+                                           int64_t m0, int64_t n0, int wg) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
+    const int64_t c0 = n0 + 2 * (lane % 4);
+    const bool whole = m0 + BM <= m && n0 + BN <= n;
+    const bool read_c = beta != 0.0f;
+    TOut* col = C + r0 + c0 * ldc;
+    const int64_t col_step = 8 * ldc;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j, col += col_step) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int i = 4 * j + e;
+            const int dr = 8 * (e / 2), dc = e % 2;
+            TOut* c = col + dr + dc * ldc;
+            if (!whole && !(r0 + dr < m && c0 + 8 * j + dc < n)) continue;
+            float v = alpha * acc[i];
+            if (read_c) v += beta * float(*c);
+            *c = to_out<TOut>(v);
+        }
+    }
+}
+
+#endif // GEMMLAB_SM90A
+
+/// The epilogue of rungs 20-23, 25 and 26: every consumer thread stores its accumulators.
+struct RegisterEpilogue {
+    template <class Cfg, class P, int N>
+    __device__ __forceinline__ static void store(const P& p, const float (&acc)[N], const void*,
+                                                 uint32_t, int64_t m0, int64_t n0, int wg) {
+#ifdef GEMMLAB_SM90A
+        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0, n0, wg);
+#endif
+    }
+    /// Nothing left in flight when the consumers finish.
+    template <class TOut>
+    __device__ __forceinline__ static void drain() {}
+    /// Host: nothing to set up for C.
+    template <class Args, class P, class Map>
+    static void prepare_c(const Args&, P&, Map&) {}
+};
+
+} // namespace gemmlab::detail::hopper

@@ -1,0 +1,171 @@
+#pragma once
+// Host side of the Hopper rungs: tensor maps over the caller's operands, the checks that TMA can
+// read them, split-K's slices and workspace, and the launch itself (grid from the rung's
+// schedule, the cluster attribute, the dynamic shared memory the block config asks for). No
+// device code here: the rung files pass their kernel in.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "common/cuda_check.hpp"
+#include "gemm/device_caps.hpp"
+#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/hopper/mma_16bit.cuh"
+#include "gemm/kernels/hopper/params.hpp"
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/split_k.cuh"
+#include "gemm/kernels/tile_common.cuh"
+#include "gemm/problem.hpp"
+#include "gemm/workspace.hpp"
+
+namespace gemmlab::detail::hopper {
+
+/// cuTensorMapEncodeTiled from the driver, found once through the runtime (no link-time
+/// dependency on libcuda; tensor_map.cu).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiled encode_tiled_entry();
+
+/// A 2-D tensor map over a column-major operand: `inner` contiguous elements per column,
+/// `outer` columns `ld` apart; boxes of 128 bytes x box_outer, 128-byte swizzle, zeros outside.
+/// With to_tf32 (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32).
+template <class T>
+CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer,
+                             bool to_tf32 = false) {
+    CUtensorMap map;
+    const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
+    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};
+    const cuuint32_t box[2] = {cuuint32_t(128 / sizeof(T)), cuuint32_t(box_outer)};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    const auto type = std::is_same_v<T, float>    ? (to_tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
+                      : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                  : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const CUresult r = encode_tiled_entry()(
+        &map, type, 2, const_cast<T*>(X), dims, strides, box, elem_strides,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        throw CudaFailure("cuTensorMapEncodeTiled rejected an operand map (error " +
+                          std::to_string(int(r)) + ")");
+    return map;
+}
+
+/// True when TMA / 16-byte cp.async can read the operand: 16-byte-aligned base and columns.
+template <class TIn>
+bool operand_feedable(const TIn* X, int64_t ld) {
+    return tma_readable(X, ld, int64_t(sizeof(TIn)));
+}
+
+/// True when every 16-bit Hopper rung can run this problem (the caller falls back otherwise):
+/// both operands TMA-readable and every dimension inside TMA's 32-bit coordinates.
+template <class TIn, class TOut>
+bool feedable(const HalfArgs<TIn, TOut>& g) {
+    constexpr int64_t kCoordLimit = int64_t(1) << 31;
+    return operand_feedable(g.A, g.lda) && operand_feedable(g.B, g.ldb) && g.m < kCoordLimit &&
+           g.n < kCoordLimit && g.k < kCoordLimit;
+}
+
+/// The slices split-K really makes of k (k tiles of kTileK) when asked for `splits`: fewer when
+/// k is short, so that every slice gets at least kMinSplitK and whole k tiles, and none is empty.
+template <int kTileK>
+int split_count(int64_t k, int splits, int& k_tiles_per_split) {
+    const int64_t k_tiles = ceil_div(k, int64_t(kTileK));
+    const int64_t min_tiles = ceil_div(kMinSplitK, int64_t(kTileK));
+    int64_t per = ceil_div(k_tiles, int64_t(splits > 1 ? splits : 1));
+    if (per < min_tiles) per = min_tiles;
+    k_tiles_per_split = int(per);
+    return int(ceil_div(k_tiles, per));
+}
+
+/// Launches `kernel` (block config Cfg, schedule Schedule, ClusterBlocks blocks per cluster,
+/// Threads per block) on maps and parameters the caller prepared; sets the tile counts and the
+/// split here. splits > 1: split-K, the slices' FP32 partials in a workspace, then
+/// enqueue_sum_slices (split_k.cuh) adds them and applies alpha and beta; without workspace,
+/// no split.
+template <class Cfg, class Schedule, int ClusterBlocks, int Threads, auto Kernel, class Math,
+          class TOut>
+void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
+                  Params<Math, TOut> p, cudaStream_t stream, int splits = 1) {
+    p.tiles_m = int(ceil_div(p.m, Cfg::BM));
+    p.tiles_n = int(ceil_div(ceil_div(p.n, Cfg::BN), ClusterBlocks) * ClusterBlocks);
+    p.k_splits = split_count<Math::kTileK>(p.k, splits, p.k_tiles_per_split);
+    const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
+    Workspace ws(p.k_splits > 1 ? partial_bytes : 0, stream);
+    if (p.k_splits > 1 && !ws.data()) p.k_splits = split_count<Math::kTileK>(p.k, 1, p.k_tiles_per_split);
+    p.partial = static_cast<float*>(ws.data());
+    if (p.k_splits > 1) p.tma_store = false;
+    const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits;
+    tile::set_max_dynamic_smem<Kernel>(Cfg::kSmemBytes);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(Schedule::grid(units, current_device_caps().sm_count, ClusterBlocks)));
+    cfg.blockDim = dim3(Threads);
+    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = ClusterBlocks;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = ClusterBlocks > 1 ? 1 : 0;
+    GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, map_a, map_b, map_c, p));
+    if (p.k_splits > 1)
+        enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m, p.n,
+                                               p.alpha, p.beta, p.C, p.ldc,
+                                               current_device_caps().sm_count, stream);
+}
+
+/// The 16-bit problem as the kernels' parameters (tile counts and split set by launch_tiles).
+template <class Math, class TIn, class TOut>
+Params<Math, TOut> half_params(const HalfArgs<TIn, TOut>& g) {
+    Params<Math, TOut> p{};
+    p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
+    p.A = g.A, p.lda = g.lda, p.B = g.B, p.ldb = g.ldb, p.C = g.C, p.ldc = g.ldc;
+    return p;
+}
+
+/// TMA maps over the 16-bit operands for a BM x BN block tile, A's box split over the cluster's
+/// blocks: A K-major (k, m) boxes of 64 x BM / ClusterBlocks, MN-major (m, k) boxes of 64 x 64;
+/// B likewise with n (B is never split).
+template <int BM, int BN, int ClusterBlocks, class TIn, class TOut>
+void make_half_maps(const HalfArgs<TIn, TOut>& g, CUtensorMap& map_a, CUtensorMap& map_b) {
+    map_a = g.trans_a ? make_operand_map(g.A, g.k, g.m, g.lda, BM / ClusterBlocks)
+                      : make_operand_map(g.A, g.m, g.k, g.lda, 64);
+    map_b = g.trans_b ? make_operand_map(g.B, g.n, g.k, g.ldb, 64)
+                      : make_operand_map(g.B, g.k, g.n, g.ldb, BN);
+}
+
+/// A 16-bit rung's launcher: Rung's kernel on TMA maps of the caller's operands where TMA can
+/// read both (16-byte-aligned base and columns), k cut into `splits` slices; anything else takes
+/// rung 19's kernel, which handles any alignment. Rung names its Config, Schedule, Epilogue
+/// (whose prepare_c sets up C's side: rung 24's TMA store), kClusterBlocks, kThreads and
+/// kernel<Math, TOut, TA, TB>().
+template <class Rung, class TIn, class TOut>
+void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1) {
+    if (!feedable(g)) {
+        launch_mma_sync_f16(g, stream);
+        return;
+    }
+    using Cfg = typename Rung::Config;
+    using Math = Mma16Bit<TIn>;
+    dispatch_ops(g, [&]<bool TA, bool TB>() {
+        CUtensorMap map_a{}, map_b{}, map_c{};
+        make_half_maps<Cfg::BM, Cfg::BN, Rung::kClusterBlocks>(g, map_a, map_b);
+        Params<Math, TOut> p = half_params<Math>(g);
+        Rung::Epilogue::prepare_c(g, p, map_c);
+        launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
+                     Rung::template kernel<Math, TOut, TA, TB>()>(map_a, map_b, map_c, p, stream,
+                                                                splits);
+    });
+}
+
+} // namespace gemmlab::detail::hopper

@@ -1,0 +1,32 @@
+#pragma once
+// What the Hopper kernels receive: the column-major problem (as detail::HalfArgs), the tile
+// counts and split-K bookkeeping set by the host launch (launch.hpp), and the math policy's own
+// arguments (empty for the 16-bit inputs; 3xTF32's range guard for rung 26).
+
+#include <cstdint>
+
+namespace gemmlab::detail::hopper {
+
+template <class Math, class TOut>
+struct Params {
+    using Storage = typename Math::Storage;
+    int64_t m, n, k;
+    float alpha, beta;
+    const Storage* A;
+    int64_t lda;
+    const Storage* B;
+    int64_t ldb;
+    TOut* C;
+    int64_t ldc;
+    int tiles_m, tiles_n; // tiles_n rounded up to the cluster size
+    // Split-K: the k tiles are cut into k_splits slices of k_tiles_per_split; a slice's FP32
+    // partial tile goes to partial + slice * m * n (column-major, ld = m) for
+    // sum_slices_kernel (split_k.cuh) to add.
+    int k_splits;
+    int k_tiles_per_split;
+    float* partial;
+    bool tma_store; // C through shared memory by TMA (rung 24's epilogue, 16-bit C)
+    typename Math::Args math;
+};
+
+} // namespace gemmlab::detail::hopper

@@ -1,0 +1,60 @@
+#pragma once
+// Which output tile and k range a block works on: the tile scheduler of the Hopper rungs.
+// A work unit is a (tile, k slice) pair, slice-major (split-K: one slice when k is not split).
+// Tiles go in a grouped order: groups of kGroupM tile rows, m fastest inside a group, so blocks
+// running together share B columns and a compact set of A rows; the blocks of one cluster take
+// neighbouring columns of the same row. Rungs 20-23 give each block one unit (OneTilePerBlock);
+// rung 24 replaces that with a persistent grid (24_persistent.cuh).
+
+#include <algorithm>
+#include <cstdint>
+
+namespace gemmlab::detail::hopper {
+
+/// Tile rows per raster group (L2 reuse of B).
+inline constexpr int kGroupM = 8;
+
+/// One unit: tile (tm, tn) over k tiles [kt0, kt1) of slice `slice`.
+struct WorkUnit {
+    int tm, tn, kt0, kt1, slice;
+};
+
+/// The units of a launch, for clusters of ClusterBlocks blocks along n.
+template <int ClusterBlocks>
+struct WorkUnits {
+    int tiles_m, tiles_n, k_tiles, k_tiles_per_split;
+    int count; // units: tiles x slices
+
+    __device__ __forceinline__ WorkUnits(int tiles_m_, int tiles_n_, int k_tiles_, int splits,
+                                         int k_tiles_per_split_)
+        : tiles_m(tiles_m_), tiles_n(tiles_n_), k_tiles(k_tiles_),
+          k_tiles_per_split(k_tiles_per_split_), count(tiles_m_ * tiles_n_ * splits) {}
+
+    __device__ __forceinline__ WorkUnit operator[](int u) const {
+        const int tiles = tiles_m * tiles_n;
+        const int t = u % tiles;
+        const int cl = t % ClusterBlocks;
+        const int q = t / ClusterBlocks;
+        const int super_n = tiles_n / ClusterBlocks;
+        const int per_group = kGroupM * super_n;
+        const int group = q / per_group;
+        const int first_m = group * kGroupM;
+        const int rows = min(kGroupM, tiles_m - first_m);
+        const int in_group = q - group * per_group;
+        WorkUnit w;
+        w.tm = first_m + in_group % rows;
+        w.tn = (in_group / rows) * ClusterBlocks + cl;
+        w.slice = u / tiles;
+        w.kt0 = w.slice * k_tiles_per_split;
+        w.kt1 = min(k_tiles, w.kt0 + k_tiles_per_split);
+        return w;
+    }
+};
+
+/// One block per unit: block b takes unit b and stops.
+struct OneTilePerBlock {
+    static int grid(int64_t units, int /*sms*/, int /*cluster_blocks*/) { return int(units); }
+    __device__ __forceinline__ static int step(int units) { return units; }
+};
+
+} // namespace gemmlab::detail::hopper
