@@ -1,91 +1,28 @@
-// `auto`: picks a rung and a tile configuration by precision, then by shape, among those the
-// device can run (Hopper-only code only on sm_90a): from the tune cache where `gemmlab tune` has
-// measured this GPU (gemm/tune_cache.hpp), else from a model whose inputs are the device's own.
+// `auto`: picks a rung, a tile configuration and a k split for each call, among the
+// configurations the device can run (Hopper-only code only on sm_90a).
 //
 // Precision first, and never lowered: which candidates may run is the call's
 // GemmOptions::precision. Double: FP64 DMMA (rung 15) and the FP64 CUDA-core rungs, all IEEE
 // FP64 and held to the same bound. Float, Precision::Default: the FP32 CUDA-core rungs and
-// 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md derives it) for k >= kTf32x3MinK
+// 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
 // cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
-// Each candidate list carries its Accuracy, and admits() is the one place these rules live: a
-// tuned choice passes through it too, so a cache can never lower a call's precision.
+// Each candidate group carries its Accuracy, and admits() is the one place these rules live: a
+// tuned choice passes through it too, so a tune cache can never lower a call's precision.
 //
-// Then speed. The candidates are configurations of rungs 13 (warp_tile), 14 (async_pipeline)
-// and 15-26 listed below; every one of them is correct for any m, n, k, op and alignment
-// (predicated edge tiles, scalar fallback when a pointer or leading dimension does not allow
-// 16-byte accesses), so the choice is about speed only.
-//
-// The tune table, when the cache has an entry for the call's type key and shape class
-// (tune_table.hpp) and the call is one batch: that candidate and its k slices, if the call
-// admits it and the device runs it (else the model), with the slices halved until each has
-// kMinSplitK of k.
-//
-// Otherwise the model, a wave-quantisation model whose per-configuration input is a MEASURED
-// throughput per SM and clock cycle and whose device inputs are queried (DeviceCaps):
+// Then speed: the tune cache's choice where `gemmlab tune` measured this GPU's shape class
+// (tune_table.hpp), else a wave-quantisation model:
 //
 //   time(config, s) = blocks on the busiest SM * 2 * tile area * (k/s + fill_k)
 //                         / (flop_per_sm_cycle * SM clock * utilisation)
 //                     + (pack bytes * (m + n) * k + 2 * partial bytes * s * m * n [s > 1])
 //                         / DRAM bandwidth
 //                     + kLaunchNs * extra launches + kSplitKNs * [s > 1]
-//   (the first two x batches for a batch; s = 1, 2, 4, 8, 16 k slices for split-K
-//   configurations, one batch only, each slice's tiles counted as blocks, each slice's partial
-//   written and read back once in the accumulation type, and one more kernel to sum them)
 //
-// - blocks on the busiest SM = ceil(tiles / SMs), edge tiles counted whole: a 1024x1024 C is
-//   32 tiles of 128x256 (100 of 132 SMs idle) but 256 tiles of 64x64; a skinny C pays for the
-//   rows its tiles waste, which steers it to the 64-wide tiles. A strided batch is more tiles
-//   of the same launch (one gridDim.z slice per batch): tiles = tiles of one C x batches, so
-//   1024 batches of 64x64 fill the GPU with 64-wide tiles where one 128x128 tile per batch
-//   would compute 4x the useful work. For more than one batch only the candidates that batch
-//   natively compete; the Hopper rungs (20-26) run once per batch and are left out.
-// - flop_per_sm_cycle = the configuration's f32/f64/bf16 row-major NN 4096^3 GFLOP/s, measured
-//   on a 132-SM GPU at 1980 MHz (see per_sm_cycle), divided by 132 x 1.98 GHz: the full-chip
-//   rate where every SM holds as many blocks as fit, per SM and cycle. Times the device's SM
-//   count and peak clock it predicts another GPU of the same architecture; across
-//   architectures it is a guess (other pipes, caches, tensor cores), which is what
-//   `gemmlab tune` replaces with measurements.
-// - utilisation = min(1, resident warps / kSaturatingWarps), resident warps = min(blocks on the
-//   SM, blocks that fit) * warps per block. Blocks that fit: the listed count (ptxas registers
-//   and shared memory on sm_90), fewer where the device's shared memory per SM holds fewer
-//   (resident_blocks); a candidate whose block needs more shared memory than the device lets a
-//   block opt in to is not a candidate there. Measured: 8 warps of 8x16 thread tiles (one
-//   128x256 block) already reach that configuration's full rate (2048^3 is one such block per
-//   SM and runs at 96-98% of its 4096^3 rate), so 8 float warps count as saturating; one 4-warp
-//   128x64 block per SM does not (1024^3: 27.5 vs 28.7 TFLOP/s for two 64x64 blocks).
-// - fill_k: what a block costs whatever its k (the pipeline's first loads, the epilogue), in
-//   k steps of its tile: where k is short (strided batches of k = 64-128, small squares) it
-//   is most of a block's time, and it is not the same for every configuration. Measured for
-//   the float CUDA-core and mma.sync 3xTF32 configurations (the ones short-k float calls
-//   choose among) by `gemmlab_tile_sweep --batch` on the bench's batched shapes (H100,
-//   2026-11-23, docs/results/batched-sweep-h100-2026-11-23/): each row's time against the
-//   model's without it, as k * (measured / modelled - 1), the median over the 12 shapes.
-//   3xTF32 128x128 pays 85 (two 32-deep stages before its first MMA, one block per SM, the
-//   split), the CUDA cores' tiles 18-31. On 128x128x64 x 1024 the model picked 3xTF32
-//   128x128 (0.79x cuBLAS in that sweep) over warp_tile 128x128x8 (1.15x). 3xTF32 64x32 pays
-//   25 (small-tiles-h100-2026-11-23/). 0 elsewhere (the DMMA tiles: see kDoubleDmma).
-// - pack bytes: the TF32 pack step of rungs 25-26 (tf32_wgmma.cuh) reads and writes op(A) and
-//   op(B) before their kernel runs (rung 25 only those TMA cannot load as they are:
-//   packed_operands), at the device's peak DRAM bandwidth (DeviceCaps): what makes those rungs
-//   lose where m and n are small and k large.
-// - extra launches: the pack step's kernels (rungs 25-26), each a fixed cost (kLaunchNs,
-//   measured), and split-K's sum (kSplitKNs, measured): what keeps small calls on
-//   single-kernel paths.
-// Before any of this, C of at most 32 x 32 goes to rung 27 (kTinyMN below) with k <= 128 in a
-// batch, k <= 16 alone.
-// Ties go to the earlier candidate. The CUDA-core rates were measured on an H200 (below), the
-// tensor-core ones on an H100 (at their table): the two chips share clocks and SM counts, and
-// the CUDA-core ones were re-measured beside the tensor-core ones in the same H100 run
-// (warp_tile 128x256x16: 46.7 TFLOP/s vs 47.1 on the H200).
-//
-// What the measured table gives (f32, 132 SMs): >= 2048^2 -> rung 13 128x256x16 (2048^3: 45.3
-// TFLOP/s = 0.935x cuBLAS, 4096^3: 47.1 = 0.936x); 1024^2 and skinny C -> rung 14 64x64x8 s4
-// (1024^3: 28.7 = 0.91x cuBLAS; 128x256 would leave 100 SMs idle: 11.0); 3xTF32 128x128
-// (46.4) where 128x128 tiles fit best, level with the CUDA cores elsewhere. Double: rung 15
-// 128x64x16 s4 (47.1 on the H100, twice rung 13's 23.8), 64x64 where its tiles fill more SMs.
-// Single products of about 64^3-768^3: 3xTF32 64x32 and DMMA 32x64, whose twice-as-many tiles
-// fill more SMs without split-K's second kernel.
+// whose per-configuration input is a measured throughput per SM and cycle and whose device
+// inputs are queried (DeviceCaps). Wave quantisation is the point: a 1024x1024 C is 32 tiles of
+// 128x256 (100 of 132 SMs idle) but 256 of 64x64, and a strided batch is more tiles of the same
+// launch. docs/auto.md explains each term and where every measured constant below comes from.
 
 #include "gemm/auto_select.hpp"
 
@@ -95,6 +32,7 @@
 
 #include "common/cuda_check.hpp"
 #include "gemm/kernels/common.cuh"
+#include "gemm/kernels/hopper/configs.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/split_k.cuh"
@@ -104,8 +42,8 @@
 namespace gemmlab::detail {
 namespace {
 
-/// The GPU the rates were measured on: an H100 SXM and an H200 SXM, both 132 SMs with the SM
-/// clock measured at 1980 MHz during the runs (README, "The ladder, measured").
+/// The GPU the rates were measured on (an H100 SXM or H200 SXM: 132 SMs, SM clock 1980 MHz
+/// during the runs; docs/auto.md).
 constexpr int kMeasuredSms = 132;
 constexpr double kMeasuredClockGhz = 1.98;
 
@@ -148,14 +86,6 @@ constexpr int half_simt_smem(int bm, int bn, int bk) { return bk * (bm + 1 + bn 
 constexpr int mma_sync_f16_smem(int bm, int bn, int bk, int stages) {
     return stages * (bm + bn) * bk * 2;
 }
-/// Rungs 20-26 (hopper_gemm.cuh, Smem): per stage and part 128 bytes of k for each of the
-/// BM + BN rows, C's staging buffer in the persistent plans (16 KB per consumer warpgroup), two
-/// barriers per stage and 1 KB of alignment.
-constexpr int hopper_smem(int bm, int bn, int stages, int parts, bool persistent) {
-    const int c_staging = persistent ? bm / 64 * 16384 : 0;
-    return stages * parts * (bm + bn) * 128 + c_staging + 16 * stages + 1024;
-}
-
 /// Which calls may run a candidate (the precision rules of the header).
 enum class Accuracy : uint8_t {
     Exact,  ///< the input type's own arithmetic: any call
@@ -236,147 +166,124 @@ struct CandidateFor {
 template <class T>
 using Candidate = CandidateFor<GemmArgs<T>>;
 
-/// `c` with its measured fill_k (CandidateFor::fill_k), the one field set past the defaults.
-Candidate<float> with_fill(Candidate<float> c, int fill_k) {
-    c.fill_k = fill_k;
-    return c;
-}
 template <class TIn, class TOut>
 using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 
 // ------------------------------------------------------------------ CUDA cores (rungs 13, 14)
-// Resident blocks per SM from the ptxas register counts on sm_90a (65536 registers per SM):
-// float 128x256x16 ~245 regs x 256 threads -> 1; 128x128x8 128 x 256 -> 2; 128x64x8 128 x 128
-// -> 4; 64x64x8 96 x 128 -> 5. Double 128x64x8 ~250 x 128 -> 2; 128x128x16 ~250 x 256 -> 1;
-// 64x64x8 128 x 128 -> 4. Rates: 4096^3 row-major NN GFLOP/s on an H200 (.perf/cfg_bench
-// sweep of 2026-11-22, a scratch harness outside the repository, median of 21).
-// Every one of them (and rungs 15-17 below) splits k by split_k.cuh, the slices a batch of the
-// configuration's own kernel (CandidateFor::splits_k).
+// Blocks per SM from ptxas registers and shared memory on sm_90a; rates: row-major NN 4096^3
+// (docs/auto.md, "CUDA-core configurations"). Every one of them (and rungs 15-17 below) splits k
+// by split_k.cuh, the slices a batch of the configuration's own kernel (CandidateFor::splits_k).
 
 const Candidate<float> kFloatCudaCores[] = {
-    with_fill({"warp_tile 128x256x16", 128, 256, 8, 1, per_sm_cycle(47100),
-               warp_tile_smem(128, 256, 16, 4), &launch_warp_tile_cfg<Cfg128x256x16, float>},
-              23),
-    with_fill({"warp_tile 128x128x8", 128, 128, 8, 2, per_sm_cycle(41000),
-               warp_tile_smem(128, 128, 8, 4), &launch_warp_tile_cfg<Cfg128x128x8, float>},
-              23),
-    with_fill({"warp_tile 128x64x8", 128, 64, 4, 4, per_sm_cycle(40900),
-               warp_tile_smem(128, 64, 8, 4), &launch_warp_tile_cfg<Cfg128x64x8, float>},
-              23),
-    with_fill({"async_pipeline 64x64x8 s4", 64, 64, 4, 5, per_sm_cycle(37600),
-               async_pipeline_smem(64, 64, 8, 4, 4),
-               &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>},
-              18),
-    with_fill({"warp_tile 64x64x8", 64, 64, 4, 5, per_sm_cycle(37500),
-               warp_tile_smem(64, 64, 8, 4), &launch_warp_tile_cfg<Cfg64x64x8, float>},
-              31),
+    {.name = "warp_tile 128x256x16", .bm = 128, .bn = 256, .warps = 8, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(47100), .smem_bytes = warp_tile_smem(128, 256, 16, 4),
+     .launch = &launch_warp_tile_cfg<Cfg128x256x16, float>, .fill_k = 23},
+    {.name = "warp_tile 128x128x8", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(41000), .smem_bytes = warp_tile_smem(128, 128, 8, 4),
+     .launch = &launch_warp_tile_cfg<Cfg128x128x8, float>, .fill_k = 23},
+    {.name = "warp_tile 128x64x8", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 4,
+     .flop_per_sm_cycle = per_sm_cycle(40900), .smem_bytes = warp_tile_smem(128, 64, 8, 4),
+     .launch = &launch_warp_tile_cfg<Cfg128x64x8, float>, .fill_k = 23},
+    {.name = "async_pipeline 64x64x8 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
+     .flop_per_sm_cycle = per_sm_cycle(37600), .smem_bytes = async_pipeline_smem(64, 64, 8, 4, 4),
+     .launch = &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, .fill_k = 18},
+    {.name = "warp_tile 64x64x8", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
+     .flop_per_sm_cycle = per_sm_cycle(37500), .smem_bytes = warp_tile_smem(64, 64, 8, 4),
+     .launch = &launch_warp_tile_cfg<Cfg64x64x8, float>, .fill_k = 31},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
-    {"warp_tile 128x64x8", 128, 64, 4, 2, per_sm_cycle(23800), warp_tile_smem(128, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg128x64x8, double>},
-    {"async_pipeline 128x64x16 s3", 128, 64, 4, 2, per_sm_cycle(23800),
-     async_pipeline_smem(128, 64, 16, 3, 8),
-     &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
-    {"warp_tile 128x128x16", 128, 128, 8, 1, per_sm_cycle(23500), warp_tile_smem(128, 128, 16, 8),
-     &launch_warp_tile_cfg<Cfg128x128x16, double>},
-    {"warp_tile 64x64x8", 64, 64, 4, 4, per_sm_cycle(21100), warp_tile_smem(64, 64, 8, 8),
-     &launch_warp_tile_cfg<Cfg64x64x8, double>},
+    {.name = "warp_tile 128x64x8", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = warp_tile_smem(128, 64, 8, 8),
+     .launch = &launch_warp_tile_cfg<Cfg128x64x8, double>},
+    {.name = "async_pipeline 128x64x16 s3", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = async_pipeline_smem(128, 64, 16, 3, 8),
+     .launch = &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
+    {.name = "warp_tile 128x128x16", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(23500), .smem_bytes = warp_tile_smem(128, 128, 16, 8),
+     .launch = &launch_warp_tile_cfg<Cfg128x128x16, double>},
+    {.name = "warp_tile 64x64x8", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 4,
+     .flop_per_sm_cycle = per_sm_cycle(21100), .smem_bytes = warp_tile_smem(64, 64, 8, 8),
+     .launch = &launch_warp_tile_cfg<Cfg64x64x8, double>},
 };
 
 // ------------------------------------------------------------ tensor cores (rungs 15, 16, 17)
-// Rates: row-major NN GFLOP/s from `gemmlab_tile_sweep --sizes 4096,8192` on an H100 (132 SMs),
-// 2026-11-23: the lower of the 4096^3 and 8192^3 figures of the sweeps that chose these
-// configurations. The sweep of the documented run (docs/results/sweep-h100.log, gpu-check's
-// sweep step) gives each within 8% of these (all but one within 3%) and the same order.
-// Resident blocks per SM from ptxas registers and shared memory (ncu's block limits).
-// Saturation: one 4-warp DMMA block per SM does not keep the FP64 tensor cores busy. Measured
-// (H100, bench-mixed of 2026-11-23): 1024x1024x8192 runs 128 blocks of 128x64, one per SM, at
-// 38.7 TFLOP/s against 47.1 with two per SM (4096^3): 82%, what the model's linear utilisation
-// gives for 4 of 5 saturating warps.
+// Rates: row-major NN from gemmlab_tile_sweep at 4096^3 and 8192^3, the lower (docs/auto.md,
+// "Tensor-core configurations"). Blocks per SM from ptxas registers and shared memory. One
+// 4-warp DMMA block per SM does not keep the FP64 tensor cores busy: 5 warps saturate.
 constexpr int kDmmaSaturatingWarps = 5;
 
-// fill_k: measured for the DMMA tiles too (63-78 k steps: 128x128 63 in its earlier k16
-// mainloop, rotating 128x64 78, 64x64 63-65, 32x64 72; the batched sweeps of
-// docs/results/batched-sweep-h100-2026-11-23 and small-tiles-h100-2026-11-23) but left out of
-// the model: the FP64 CUDA-core tiles' are not all
-// measured, and with DMMA's figures in and theirs at 0 the model sent the k = 64 batches to
-// async_pipeline 128x64x16 (unmeasured there). The one FP64 CUDA-core tile those sweeps time,
-// warp_tile 128x64x8, takes 1.2-1.6x DMMA 64x64's time on them. Between DMMA tiles the figures
-// differ by a few k steps.
+// fill_k is left at 0 for the DMMA tiles although measured (docs/auto.md says why).
 const Candidate<double> kDoubleDmma[] = {
-    // Rung 15's row: eight warps, one block per SM, the rotating mainloop with its stages
-    // handed over by mbarriers (mma_tile.cuh). Rate: the three sweeps of 2026-11-25 (H100),
-    // medians 56,986 / 55,300 GFLOP/s at 4096^3 / 8192^3; the lower. It replaced 128x128 k16
-    // loaded tile by tile behind block barriers (44,600 in the sweep of 2026-11-23).
-    {"dmma 128x128x16 w64x32 s4 g16 k8 rotating", 128, 128, 8, 1, per_sm_cycle(55300),
-     dmma_rotating_smem(128, 128, 4),
-     &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, false, 90, 0, true, nullptr,
-     0, kDmmaSaturatingWarps},
-    // Tiles taken in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the
-    // call's op flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout; k8
-    // DMMAs in the rotating-fragment mainloop. Rate: the sweep of 2026-11-23 (second H100
-    // run), NN (4 stages, then k16 loaded tile by tile), 51,152 / 51,354 GFLOP/s at 4096^3 /
-    // 8192^3 against 49,598 / 47,731 for the plain raster beside it; the lower. The rotating
-    // mainloop measured 51,265-51,341 at 8192^3 (two later sweeps) and, with its stages on
-    // mbarriers, 50,745 / 52,136 (medians of the three sweeps of 2026-11-25), so the rate stands.
-    {"dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", 128, 64, 4, 2, per_sm_cycle(51150),
-     dmma_rotating_smem(128, 64, 3), &mma::launch_dmma_128x64, false, 90, 0, true,
-     nullptr, 0, kDmmaSaturatingWarps},
-    {"dmma 64x64x16 w32x32 s4 k16", 64, 64, 4, 2, per_sm_cycle(43000),
-     mma_tile_smem(64, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>,
-     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
-    // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k: 512^3 is 128
-    // tiles (17.7 us against cuBLAS's 18.2 in the sweep of 2026-11-23; 64x64 21.6). Rate:
-    // 4096^3 in that sweep; three blocks per SM by shared memory (60 KB each).
-    {"dmma 32x64x16 w16x32 s4 k16", 32, 64, 4, 3, per_sm_cycle(40400),
-     mma_tile_smem(32, 64, 16, 4, 8), &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>,
-     false, 90, 0, true, nullptr, 0, kDmmaSaturatingWarps},
+    // Rung 15's row: eight warps, one block per SM, the rotating mainloop with its stages handed
+    // over by mbarriers (mma_tile.cuh).
+    {.name = "dmma 128x128x16 w64x32 s4 g16 k8 rotating", .bm = 128, .bn = 128, .warps = 8,
+     .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(55300),
+     .smem_bytes = dmma_rotating_smem(128, 128, 4),
+     .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, .min_cc = 90,
+     .saturating_warps = kDmmaSaturatingWarps},
+    // Tiles in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the call's op
+    // flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout.
+    {.name = "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", .bm = 128, .bn = 64, .warps = 4,
+     .blocks_per_sm = 2, .flop_per_sm_cycle = per_sm_cycle(51150),
+     .smem_bytes = dmma_rotating_smem(128, 64, 3), .launch = &mma::launch_dmma_128x64,
+     .min_cc = 90, .saturating_warps = kDmmaSaturatingWarps},
+    {.name = "dmma 64x64x16 w32x32 s4 k16", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(43000), .smem_bytes = mma_tile_smem(64, 64, 16, 4, 8),
+     .launch = &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, .min_cc = 90,
+     .saturating_warps = kDmmaSaturatingWarps},
+    // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k; three blocks
+    // per SM by shared memory.
+    {.name = "dmma 32x64x16 w16x32 s4 k16", .bm = 32, .bn = 64, .warps = 4, .blocks_per_sm = 3,
+     .flop_per_sm_cycle = per_sm_cycle(40400), .smem_bytes = mma_tile_smem(32, 64, 16, 4, 8),
+     .launch = &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>, .min_cc = 90,
+     .saturating_warps = kDmmaSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
-    with_fill({"tf32x3 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(46400),
-               mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>},
-              85),
-    with_fill({"tf32x3 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(39500),
-               mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>},
-              44),
-    // Twice 64x64's tiles on a small C, one kernel (512^3: 19.8 us against cuBLAS's 24.3 and
-    // 28.4 for the CUDA cores' 64x64, unsplit, in the sweep of 2026-11-23). Rate and fill_k:
-    // that sweep's 4096^3 and a batched sweep of the same day.
-    with_fill({"tf32x3 64x32x32 w32x16 s4", 64, 32, 4, 3, per_sm_cycle(31400),
-               mma_tile_smem(64, 32, 32, 4, 4), &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>},
-              25),
+    {.name = "tf32x3 128x128x32 w64x32 s3", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(46400), .smem_bytes = mma_tile_smem(128, 128, 32, 3, 4),
+     .launch = &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>, .fill_k = 85},
+    {.name = "tf32x3 64x64x32 w32x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(39500), .smem_bytes = mma_tile_smem(64, 64, 32, 4, 4),
+     .launch = &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>, .fill_k = 44},
+    // Twice 64x64's tiles on a small C, in one kernel.
+    {.name = "tf32x3 64x32x32 w32x16 s4", .bm = 64, .bn = 32, .warps = 4, .blocks_per_sm = 3,
+     .flop_per_sm_cycle = per_sm_cycle(31400), .smem_bytes = mma_tile_smem(64, 32, 32, 4, 4),
+     .launch = &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>, .fill_k = 25},
 };
 
 const Candidate<float> kFloatTf32[] = {
-    {"tf32 128x256x32 w64x64 s3", 128, 256, 8, 1, per_sm_cycle(144500),
-     mma_tile_smem(128, 256, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
-    {"tf32 128x128x32 w64x32 s3", 128, 128, 8, 1, per_sm_cycle(116000),
-     mma_tile_smem(128, 128, 32, 3, 4), &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
-    {"tf32 64x64x32 w32x32 s4", 64, 64, 4, 2, per_sm_cycle(82500),
-     mma_tile_smem(64, 64, 32, 4, 4), &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {.name = "tf32 128x256x32 w64x64 s3", .bm = 128, .bn = 256, .warps = 8, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(144500), .smem_bytes = mma_tile_smem(128, 256, 32, 3, 4),
+     .launch = &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
+    {.name = "tf32 128x128x32 w64x32 s3", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(116000), .smem_bytes = mma_tile_smem(128, 128, 32, 3, 4),
+     .launch = &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
+    {.name = "tf32 64x64x32 w32x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(82500), .smem_bytes = mma_tile_smem(64, 64, 32, 4, 4),
+     .launch = &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
-// Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major
-// nn, `gemmlab bench --dtype f32 --sizes 4096,8192` (and --precision tf32) on the H100:
-// 3xTF32 on 2026-11-23 (8192^3: 121.0 TFLOP/s); TF32 on 2026-11-25, where row-major nn packs
-// nothing (its op(A) is K-major, its op(B) goes through registers), the lower of two runs
-// (docs/results/tf32-tma-rounding-h100-2026-11-25/bench-rs1.log; 8192^3: 355.4). 3xTF32 packs
-// two parts (big and small). Extra launches: the pack kernels, and for 3xTF32 the memset of
-// its range flags.
+// Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major nn
+// (docs/auto.md). 3xTF32 packs two parts (big and small). Extra launches: the pack kernels, and
+// for 3xTF32 the memset of its range flags. Tiles and shared memory: the rungs' own configs.
 const Candidate<float> kFloatWgmmaTf32x3[] = {
-    {"wgmma_tf32x3 128x128x32 s3 persistent", 128, 128, 12, 1, per_sm_cycle(118900),
-     hopper_smem(128, 128, 3, 2, true), &launch_wgmma_tf32x3<float>, true, 0, /*pack_bytes=*/12,
-     /*native_batch=*/false, &launch_wgmma_tf32x3_split, /*extra_launches=*/3},
+    {.name = "wgmma_tf32x3 128x128x32 s3 persistent", .bm = hopper::Tf32x3Config::BM,
+     .bn = hopper::Tf32x3Config::BN, .warps = 12, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(118900), .smem_bytes = hopper::Tf32x3Config::kSmemBytes,
+     .launch = &launch_wgmma_tf32x3<float>, .needs_sm90a = true, .pack_bytes = 12,
+     .native_batch = false, .launch_split = &launch_wgmma_tf32x3_split, .extra_launches = 3},
 };
 
 const Candidate<float> kFloatWgmmaTf32[] = {
-    {"wgmma_tf32 128x256x32 s4 persistent", 128, 256, 12, 1, per_sm_cycle(337900),
-     hopper_smem(128, 256, 4, 1, true), &launch_wgmma_tf32<float>, true, 0, /*pack_bytes=*/8,
-     /*native_batch=*/false, &launch_wgmma_tf32_split, /*extra_launches=*/2,
-     /*saturating_warps=*/0, /*fill_k=*/0, /*packs_unreadable_only=*/true},
+    {.name = "wgmma_tf32 128x256x32 s4 persistent", .bm = hopper::Tf32Config::BM,
+     .bn = hopper::Tf32Config::BN, .warps = 12, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(337900), .smem_bytes = hopper::Tf32Config::kSmemBytes,
+     .launch = &launch_wgmma_tf32<float>, .needs_sm90a = true, .pack_bytes = 8,
+     .native_batch = false, .launch_split = &launch_wgmma_tf32_split, .extra_launches = 2,
+     .packs_unreadable_only = true},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -384,26 +291,31 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 // list its configurations here (with needs_sm90a for Hopper-only code) in every instantiation;
 // the model then weighs it, skipping what the device cannot run. The last entry must run
 // everywhere: it is what a GPU without tensor cores for 16-bit types gets.
-// Rates: bf16 4096^3 row-major nn GFLOP/s on the H100 (`gemmlab bench --dtype bf16`,
-// 2026-11-23, the bench-half step of scripts/gpu-check.sh; docs/ladder.md has the rows). The wgmma rungs fall
-// back to rung 19's kernel by themselves where TMA cannot read an operand (unaligned).
+// Rates: bf16 4096^3 row-major nn (docs/auto.md). The wgmma rungs fall back to rung 19's kernel
+// by themselves where TMA cannot read an operand (unaligned).
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
-        {"persistent 128x256x64 ws", 128, 256, 12, 1, per_sm_cycle(677000),
-         hopper_smem(128, 256, 4, 1, true), &launch_persistent<TIn, TOut>, true, 0, 0, false,
-         &launch_persistent_split<TIn, TOut>},
-        {"tma 128x128x64", 128, 128, 8, 1, per_sm_cycle(516000), hopper_smem(128, 128, 4, 1, false),
-         &launch_tma<TIn, TOut>, true, 0, 0, false},
-        {"mma_sync_f16 128x128x32 s4", 128, 128, 8, 2, per_sm_cycle(339000),
-         mma_sync_f16_smem(128, 128, 32, 4), &launch_mma_sync_f16<TIn, TOut>, false},
-        // For batches of small products. Rate: `gemmlab_tile_sweep --sizes 4096 --only
-        // mma_sync_f16` on the H100, 2026-11-23; 5 blocks per SM (94 registers x 128 threads).
-        {"mma_sync_f16 64x64x32 s4", 64, 64, 4, 5, per_sm_cycle(250200),
-         mma_sync_f16_smem(64, 64, 32, 4),
-         &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>, false},
-        {"half_simt 64x64x16", 64, 64, 8, 4, per_sm_cycle(17100), half_simt_smem(64, 64, 16),
-         &launch_half_simt<TIn, TOut>, false},
+        {.name = "persistent 128x256x64 ws", .bm = hopper::PersistentConfig::BM,
+         .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(677000),
+         .smem_bytes = hopper::PersistentConfig::kSmemBytes, .launch = &launch_persistent<TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false,
+         .launch_split = &launch_persistent_split<TIn, TOut>},
+        {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
+         .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
+         .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false},
+        {.name = "mma_sync_f16 128x128x32 s4", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
+         .flop_per_sm_cycle = per_sm_cycle(339000), .smem_bytes = mma_sync_f16_smem(128, 128, 32, 4),
+         .launch = &launch_mma_sync_f16<TIn, TOut>},
+        // For batches of small products; 5 blocks per SM by registers.
+        {.name = "mma_sync_f16 64x64x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
+         .flop_per_sm_cycle = per_sm_cycle(250200), .smem_bytes = mma_sync_f16_smem(64, 64, 32, 4),
+         .launch = &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>},
+        {.name = "half_simt 64x64x16", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 4,
+         .flop_per_sm_cycle = per_sm_cycle(17100), .smem_bytes = half_simt_smem(64, 64, 16),
+         .launch = &launch_half_simt<TIn, TOut>},
     };
     return list;
 }
@@ -492,10 +404,9 @@ Indexed<Args> candidate_at(std::span<const CandidateGroup<Args>> groups, int ind
 
 // ------------------------------------------------------------------------------ the model
 
-/// Resident warps per SM that reach a configuration's full rate (measured, see the header):
-/// 8 for FP32 (2 per scheduler with 64-128 independent FMAs each), half as many for FP64,
-/// whose pipes run at half rate. Half-precision inputs accumulate in FP32: 8, not yet measured
-/// for the tensor-core rungs.
+/// Resident warps per SM that reach a configuration's full rate: 8 for FP32 (2 per scheduler),
+/// half as many for FP64, whose pipes run at half rate; 8 for half-precision inputs
+/// (docs/auto.md, "Saturating warps").
 template <class Args>
 constexpr int kSaturatingWarps = 8;
 template <>
@@ -508,21 +419,13 @@ template <>
 constexpr double kPartialBytes<GemmArgs<double>> = 8;
 
 /// The fixed cost of each kernel or memset a call enqueues beyond its GEMM kernel (the pack
-/// step, split-K's sum), in ns. Measured: `gemmlab tune` on the H100 (2026-11-23) timed rung 26
-/// at 64 x 64 x 64 at 25.5 us against 10.1 us for the CUDA cores' 64x64 tiles, both a few
-/// microseconds of GPU work: 15.4 us for its memset and two pack kernels, 5 us each, about the
-/// host's cost of one launch there (`gemmlab overhead`: 4.3 us). A host constant, not a device
-/// query: it is what keeps small calls off the multi-kernel paths.
+/// step, split-K's sum), in ns: about the host's cost of one launch. A host constant, not a
+/// device query: it is what keeps small calls off the multi-kernel paths (docs/auto.md).
 constexpr double kLaunchNs = 5000;
 
 /// Split-K's fixed cost, in ns: its sum kernel's launch and run and the partials' round trip
-/// beyond what the DRAM term counts. kLaunchNs alone made the model split 512^3 float calls in
-/// two (3xTF32 64x32: 15.9 us modelled against 18.5 whole), where they ran slower. Measured on
-/// the H100, 2026-11-23 (`gemmlab bench --shapes 512x512x512 --op all` with the tune cache naming
-/// each option, docs/results/small-tiles-h100-2026-11-23/forced-512.log), median over the four
-/// ops: 3xTF32 64x32 whole 20.6 us, in two slices 25.5; async_pipeline 64x64 in two 27.0. Beyond
-/// the model's compute and DRAM terms the two splits cost 12.5 and 10.0 us; the lower is kept,
-/// so that the model splits where a split measured faster (async_pipeline 64x64: 28.4 us whole).
+/// beyond what the DRAM term counts; set so that the model splits where a split measured faster
+/// (docs/auto.md).
 constexpr double kSplitKNs = 10000;
 
 /// Shared memory per SM of the GPUs the blocks-per-SM counts were measured on (sm_90).
@@ -679,19 +582,10 @@ TuneType type_key(const Problem& p) { return tune_type_of(p.type, p.c_type, p.pr
 /// A batch of products whose C one warp tile of rung 27 holds (32 x 32), over a short k: each
 /// product is all latency, and rung 27 gives it one warp (many share a block) where every tile
 /// rung gives it a block mostly computing zeros. Longer k leaves the tile rungs (and split-K)
-/// to the model: one warp's k loop would then be the whole call's latency. A single such
-/// product stays on rung 27 only while k <= 16 (one staging step of the rung in float
-/// accumulation, two in double): with the GPU otherwise idle, a tile rung's block, its k split
-/// over 4 warps and the tensor cores, finishes sooner from 32^3 on. Measured on the H100,
-/// 2026-11-23, synchronized latency at 16^3 / 32^3
-/// (`gemmlab overhead --kernels small,tf32x3,dmma,mma_sync_f16,tma`,
-/// docs/results/small-tiles-h100-2026-11-23): rung 27 13.4 / 14.1 us (f32), 14.0 / 14.9 (f64),
-/// 15.1 / 17.8 (bf16); tf32x3 (its CUDA-core 64x64 tiles below k = 40) 11.9 / 12.7, dmma 13.7 /
-/// 14.8, mma_sync_f16 12.8 / 13.8. At 16^3 rung 27 is within 1.5 us of them and keeps the host
-/// cost of a call at a launch's: with every single tiny product on the model, auto's launch
-/// at 1x1x1 cost 1.13-1.17x an empty launch (gpu-check-run4 there), on rung 27 1.02x
-/// (docs/results/gpu-check-h100-2026-11-23f). Checked before the model and the tune cache
-/// (whose smallest class is 64).
+/// to the model. A single such product stays on rung 27 only while k <= 16: with the GPU
+/// otherwise idle, a tile rung's block finishes sooner from 32^3 on, and below that rung 27
+/// keeps a call's host cost at a launch's (docs/auto.md, "Tiny products"). Checked before the
+/// model and the tune cache (whose smallest class is 64).
 namespace {
 
 constexpr int64_t kTinyMN = kSmallTile, kTinyMaxK = 128, kTinySingleMaxK = 16;
@@ -774,10 +668,9 @@ namespace {
 
 /// The calling thread's last choice and what it was made from. Programs call GEMM in loops of
 /// one shape, and the walk over every candidate and split is host time each call would repeat
-/// (`gemmlab overhead`, H100, 2026-11-23, 1x1x1 f32 calls on the model: 6.5 us per call against
-/// 5.2 for the launch alone, where a run that skipped the model measured 4.7 against 4.1). The
-/// device's caps and tune table are fixed once loaded (tables are never freed, so a reload is a
-/// new pointer), so equal inputs give the same choice.
+/// (docs/auto.md, "The remembered choice"). The device's caps and tune table are fixed once
+/// loaded (tables are never freed, so a reload is a new pointer), so equal inputs give the same
+/// choice.
 struct LastChoice {
     int device = -1;
     const TuneTable* table = nullptr;
