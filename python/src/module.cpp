@@ -323,7 +323,7 @@ py::list kernels() {
         d["number"] = info.number;
         d["name"] = std::string(info.name);
         d["technique"] = std::string(info.technique);
-        d["seeds"] = std::string(info.seeds);
+        d["seeds"] = std::string(info.sources);
         d["types"] = types;
         d["precision"] = gemmlab::to_string(info.precision);
         d["engine"] = gemmlab::to_string(info.engine);
