@@ -8,6 +8,8 @@
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched sweep
 #         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune
+#         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
+#         and ninja, no apt; needs no build, so it may run alone)
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
 #    overhead probe tensor-evidence python blas).
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
@@ -53,7 +55,7 @@ src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/d
 if [[ -n "$src" && ! -e "$src" ]]; then
   mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"
 fi
-if [[ ! -x "$gemmlab" ]]; then
+if [[ ! -x "$gemmlab" && "${steps[*]}" != fresh-bench ]]; then
   echo "gpu-check: $gemmlab not found; build first (cmake --preset device && cmake --build build/device)" >&2
   exit 1
 fi
@@ -95,6 +97,11 @@ for step in "${steps[@]}"; do
       run_step tests "$out/ctest.log" ctest --test-dir "$build" --output-on-failure -j"${CTEST_JOBS:-1}" \
         "${exclude[@]}" ${CTEST_REGEX:+-R "$CTEST_REGEX"}
       summary_lines+=("tests:     $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)")
+      ;;
+    fresh-bench)
+      # `make bench` from a fresh copy of the tree, pip's cmake and ninja, no apt (needs no build).
+      run_step fresh-bench "$out/fresh-bench.log" scripts/check-fresh-bench.sh "$out/fresh-bench"
+      summary_lines+=("fresh-bench: $(grep -E '^fresh-bench:' "$out/fresh-bench.log" | tail -1)")
       ;;
     verify)
       run_step verify "$out/verify.log" "$gemmlab" verify
