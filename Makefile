@@ -17,7 +17,8 @@ GENERATOR := $(if $(shell command -v ninja 2>/dev/null),,-G "Unix Makefiles")
 CONFIGURED := $(BUILD_DIR)/CMakeCache.txt
 
 # `make bench` with no ARGS: float and BF16 at three sizes, every rung that takes the type, each
-# row checked, then timed at least 5 times and 50 ms (under a minute on an H100).
+# row checked, then timed at least 5 times and 50 ms: sized to finish within a minute on an H100
+# (scripts/check-fresh-bench.sh prints how long it took).
 BENCH_DEFAULT := --dtype f32,bf16 --sizes 1024,2048,4096 --reps 5 --min-time 50
 
 .PHONY: all deps deps-test configure build build-tool test bench verify probe overhead tune list clean
