@@ -3,6 +3,7 @@
 #include "dist/comm.hpp"
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -47,7 +48,8 @@ Communicator::Impl::~Impl() {
     if (!aborted) {
         // Finalize flushes this rank's NCCL work; bounded like every other wait, and an abort
         // when it does not finish (a dead peer must not hang a destructor).
-        const auto dl = deadline();
+        const auto dl = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(std::min(timeout_s, 30.0)));
         bool clean = true;
         auto finish = [&](ncclComm_t c) {
             if (!c) return;
