@@ -100,8 +100,9 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
     gemmlab::GemmOptions local = options.local;
 
     if (k == 0) { // C = beta * C, no communication
+        const int64_t lda0 = std::max<int64_t>(1, row_major ? 0 : mloc), ldb0 = std::max<int64_t>(1, row_major ? nloc : 0);
         if (do_compute)
-            if (Status s = local_gemm<TA, TC>(im, layout, mloc, nloc, 0, alpha, nullptr, 1, nullptr, 1, beta,
+            if (Status s = local_gemm<TA, TC>(im, layout, mloc, nloc, 0, alpha, nullptr, lda0, nullptr, ldb0, beta,
                                               C.data, C.ld, local);
                 s != Status::Success)
                 return s;
@@ -117,8 +118,9 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
     int64_t wmax = 0;
     for (const Step& s : steps) wmax = std::max(wmax, s.w);
 
-    // 2. Buffers: two slots per moving operand; a float accumulator for half-type C.
-    constexpr bool use_acc = is_half_v<TC>;
+    // 2. Buffers: two slots per moving operand; a float accumulator for half-type C over several
+    //    steps (one rounding to C's type at the end, as the single-GPU product).
+    const bool use_acc = is_half_v<TC> && steps.size() > 1;
     const size_t esz = sizeof(TA);
     TA* panel_a[2] = {nullptr, nullptr};
     TA* panel_b[2] = {nullptr, nullptr};
@@ -246,11 +248,12 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
         int64_t lda = 0, ldb = 0;
         a_slice(st, slot, &pa, &lda);
         b_slice(st, slot, &pb, &ldb);
-        Status s;
-        if constexpr (use_acc)
-            s = local_gemm<TA, float>(im, layout, mloc, nloc, st.w, alpha, pa, lda, pb, ldb, si == 0 ? 0.0f : 1.0f,
-                                      acc, ld_acc, local);
-        else
+        Status s = Status::Success;
+        if constexpr (is_half_v<TC>)
+            if (use_acc)
+                s = local_gemm<TA, float>(im, layout, mloc, nloc, st.w, alpha, pa, lda, pb, ldb, si == 0 ? 0.0f : 1.0f,
+                                          acc, ld_acc, local);
+        if (!use_acc)
             s = local_gemm<TA, TC>(im, layout, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
                                    si == 0 ? beta : scalar_t<TA>(1), C.data, C.ld, local);
         if (s != Status::Success) return s;
@@ -276,8 +279,8 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done_a, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done_b, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
     }
-    if constexpr (use_acc) {
-        if (do_compute) {
+    if constexpr (is_half_v<TC>) {
+        if (use_acc && do_compute) {
             const int64_t lines = row_major ? mloc : nloc, width = row_major ? nloc : mloc;
             if (Status s = im->cuda(detail::store_from_float<TC>(lines, width, acc, ld_acc, float(beta), C.data, C.ld, user),
                                     "the accumulator's store to C (kernel launch)");

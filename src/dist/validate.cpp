@@ -112,9 +112,10 @@ Status local_verdict(Fingerprint& fp, Status s) {
 } // namespace
 
 int64_t default_panel_k(int64_t k, const Grid& grid) {
-    const int64_t steps = 4 * std::max(grid.rows, grid.cols);
-    const int64_t w = (k + steps - 1) / std::max<int64_t>(1, steps);
-    return std::clamp<int64_t>(w, 256, 8192);
+    if (grid.size() == 1) return std::max<int64_t>(1, k); // nothing moves: one step, one product
+    const int64_t steps = 2 * std::max(grid.rows, grid.cols);
+    const int64_t w = (k + steps - 1) / steps;
+    return std::clamp<int64_t>(w, 256, 16384);
 }
 
 Status check_gemm_local(int nranks, int rank, int64_t type_a, int64_t type_c, Layout layout,

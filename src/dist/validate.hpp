@@ -83,8 +83,10 @@ constexpr int64_t panel_end(int64_t k0, int64_t k, int64_t a_block_cols, int64_t
     return end < k ? end : k;
 }
 
-/// The panel width dist::gemm uses when options.panel_k is 0: about four steps per grid
-/// dimension, at least 256 and at most 8192.
+/// The panel width dist::gemm uses when options.panel_k is 0: all of k on a 1 x 1 grid, else
+/// about two steps per block of the larger grid dimension, at least 256 and at most 16384 (wide
+/// panels keep the local products efficient and, for half-type C, the float accumulator's
+/// traffic low; two slots still hide each step's broadcast behind the product before it).
 int64_t default_panel_k(int64_t k, const Grid& grid);
 
 } // namespace gemmlab::dist::detail

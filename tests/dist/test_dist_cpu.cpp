@@ -95,9 +95,11 @@ TEST(DistSumma, PanelStepsNeverCrossABlock) {
                     }
                     ASSERT_EQ(covered, k);
                 }
-    EXPECT_EQ(detail::default_panel_k(32768, Grid{2, 2}), 4096);
+    EXPECT_EQ(detail::default_panel_k(32768, Grid{2, 2}), 8192);
+    EXPECT_EQ(detail::default_panel_k(32768, Grid{1, 2}), 8192);
     EXPECT_EQ(detail::default_panel_k(100, Grid{1, 2}), 256);
-    EXPECT_EQ(detail::default_panel_k(1 << 20, Grid{1, 1}), 8192);
+    EXPECT_EQ(detail::default_panel_k(1 << 20, Grid{2, 4}), 16384);
+    EXPECT_EQ(detail::default_panel_k(1 << 20, Grid{1, 1}), 1 << 20) << "one GPU: one product";
 }
 
 namespace {
