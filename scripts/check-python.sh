@@ -4,9 +4,12 @@
 #        python3 -m pip install --no-build-isolation --no-deps --no-index --target OUTDIR/site .
 #      linking the libgemmlab.so of BUILD_DIR (the carried build) and pip's pybind11; if pip
 #      itself fails, the same in-tree build backend is called directly (OUTDIR/install.log);
-#   2. pytest on python/tests (OUTDIR/pytest.log): results against torch.matmul in float64,
-#      every dtype, views, every rung, streams, errors, CuPy;
-#   3. scripts/bench-torch.py: gemmlab.gemm beside torch.matmul (OUTDIR/bench-torch.log).
+#      and, as a user would, `pip install .` into a fresh virtualenv made from that interpreter
+#      (--system-site-packages: its torch and pybind11), imported from there (OUTDIR/venv.log);
+#   2. pytest on python/tests (OUTDIR/pytest.log): every dtype, batched shapes, views, every
+#      rung, streams, errors, CUDA-graph capture, CuPy, the torch operators under
+#      torch.compile, gradcheck, the BF16 MLP;
+#   3. scripts/bench-torch.py: host cost per call and speed beside torch (OUTDIR/bench-torch.log).
 # Ends with one summary line. Usage:
 #   scripts/check-python.sh OUTDIR
 # PYTHON picks the interpreter (default: /opt/torch/.venv/bin/python3 if present, else python3);
@@ -61,14 +64,29 @@ EOF
 fi
 echo "   install ($how): exit $install_rc after $((SECONDS - t0)) s (log: $out/install.log)"
 
+t0=$SECONDS
+venv_rc=1
+{
+  echo "== $py -m venv --system-site-packages $out/venv; pip install --no-build-isolation --no-deps --no-index ."
+  rm -rf "$out/venv" &&
+    "$py" -m venv --system-site-packages "$out/venv" &&
+    "$out/venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index . &&
+    (cd / && "$out/venv/bin/python" -c 'import gemmlab, sys; print("venv import:", gemmlab.__file__, gemmlab.dtypes())')
+} >"$out/venv.log" 2>&1
+venv_rc=$?
+echo "   pip install . into a virtualenv: exit $venv_rc after $((SECONDS - t0)) s (log: $out/venv.log)"
+tail -1 "$out/venv.log"
+rm -rf "$out/venv"
+
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 pytest_rc=1 bench_rc=1
 if ((install_rc == 0)); then
   t0=$SECONDS
   echo "== pytest python/tests"
-  "$py" -m pytest -p no:cacheprovider -v -rs python/tests >"$out/pytest.log" 2>&1
+  "$py" -m pytest -p no:cacheprovider -v -rsP python/tests >"$out/pytest.log" 2>&1
   pytest_rc=$?
   echo "   exit $pytest_rc after $((SECONDS - t0)) s (log: $out/pytest.log)"
+  grep -E '^(FAILED|ERROR)|bf16 MLP' "$out/pytest.log" | head -40
   t0=$SECONDS
   echo "== scripts/bench-torch.py"
   # shellcheck disable=SC2086
@@ -80,6 +98,6 @@ fi
 
 pytest_line=$(grep -E '^=+ .*(passed|failed|error|skipped).* in [0-9.]+s' "$out/pytest.log" 2>/dev/null | tail -1 | sed -E 's/^=+ //; s/ =+$//')
 status=PASS
-((install_rc == 0 && pytest_rc == 0 && bench_rc == 0)) || status=FAIL
-echo "check-python: $status: install ($how) exit $install_rc; pytest: ${pytest_line:-no summary} (exit $pytest_rc); bench-torch exit $bench_rc"
+((install_rc == 0 && venv_rc == 0 && pytest_rc == 0 && bench_rc == 0)) || status=FAIL
+echo "check-python: $status: install ($how) exit $install_rc; venv install exit $venv_rc; pytest: ${pytest_line:-no summary} (exit $pytest_rc); bench-torch exit $bench_rc"
 [[ $status == PASS ]]

@@ -7,7 +7,9 @@
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched sweep
-#         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune
+#         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune accuracy
+#         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
+#         and ninja, no apt; needs no build, so it may run alone)
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
 #    overhead probe tensor-evidence python blas).
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
@@ -30,6 +32,9 @@
 #   OUTDIR/tune.json, then the mixed-shape set in those types, auto beside cuBLAS, once on the
 #   model alone (GEMMLAB_TUNE_CACHE=off) and once with the new cache; the summary line gives
 #   both geometric means.
+#   accuracy: `gemmlab accuracy` (ACCURACY_ARGS added): every rung, auto and cuBLAS against the
+#   double-double product, k 256..65536, four input distributions, every type, into
+#   OUTDIR/accuracy.{json,log} and OUTDIR/accuracy-<type>.png; the summary gives issue 28's targets.
 #   presets: the three seed presets of `gemmlab bench`. evidence: the ncu counters and SASS lines
 #   quoted in docs/ladder.md (shared-memory bank conflicts of rungs 5, 6, 10, 11; global load
 #   efficiency of rungs 1 and 2; 128-bit global loads of rung 8). BUILD_DIR (default build/device) may point at a carried build;
@@ -53,7 +58,7 @@ src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/d
 if [[ -n "$src" && ! -e "$src" ]]; then
   mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"
 fi
-if [[ ! -x "$gemmlab" ]]; then
+if [[ ! -x "$gemmlab" && "${steps[*]}" != fresh-bench ]]; then
   echo "gpu-check: $gemmlab not found; build first (cmake --preset device && cmake --build build/device)" >&2
   exit 1
 fi
@@ -95,6 +100,11 @@ for step in "${steps[@]}"; do
       run_step tests "$out/ctest.log" ctest --test-dir "$build" --output-on-failure -j"${CTEST_JOBS:-1}" \
         "${exclude[@]}" ${CTEST_REGEX:+-R "$CTEST_REGEX"}
       summary_lines+=("tests:     $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)")
+      ;;
+    fresh-bench)
+      # `make bench` from a fresh copy of the tree, pip's cmake and ninja, no apt (needs no build).
+      run_step fresh-bench "$out/fresh-bench.log" scripts/check-fresh-bench.sh "$out/fresh-bench"
+      summary_lines+=("fresh-bench: $(grep -E '^fresh-bench:' "$out/fresh-bench.log" | tail -1)")
       ;;
     verify)
       run_step verify "$out/verify.log" "$gemmlab" verify
@@ -217,6 +227,18 @@ t = json.load(open(sys.argv[1]))["targets"]
 missed = [x[len("target: "):] for x in t if not x.endswith(": met")]
 print(len(t) - len(missed), "of", len(t), "targets met" + ("; missed: " + "; ".join(missed) if missed else ""))' \
         "$out/overhead.json" 2>/dev/null || echo "no JSON written") (tables in $out/overhead.log)")
+      ;;
+    accuracy)
+      # Issue 28: the error of each rung, auto and cuBLAS in one run (table and JSON), then the
+      # plots of error against k; the targets it states are counted from its JSON.
+      run_step accuracy "$out/accuracy.log" bash -c "\
+        $gemmlab accuracy --json $out/accuracy.json ${ACCURACY_ARGS:-}; rc=\$?; \
+        python3 scripts/plot_accuracy.py $out/accuracy.json $out/accuracy || exit 1; exit \$rc"
+      summary_lines+=("accuracy:  $(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+missed = [x[len("target: "):] for x in t if not x.endswith(": met")]
+print(len(t) - len(missed), "of", len(t), "targets met" + ("; missed: " + "; ".join(missed) if missed else ""))' \
+        "$out/accuracy.json" 2>/dev/null || echo "no JSON written") (tables in $out/accuracy.log)")
       ;;
     tune)
       # The tuner, then auto on the mixed-shape set without the cache and with it (the same

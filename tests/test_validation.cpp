@@ -243,7 +243,7 @@ TEST(Registry, RungsAreNumberedInOrderWithUniqueNames) {
     for (size_t i = 0; i < rungs.size(); ++i) {
         EXPECT_EQ(rungs[i].number, int(i));
         EXPECT_FALSE(rungs[i].technique.empty());
-        EXPECT_FALSE(rungs[i].seeds.empty());
+        EXPECT_FALSE(rungs[i].sources.empty());
         for (size_t j = 0; j < i; ++j) EXPECT_NE(rungs[i].name, rungs[j].name);
         EXPECT_EQ(gemmlab::find_gpu_kernel(rungs[i].name)->number, int(i));
     }

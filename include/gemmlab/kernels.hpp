@@ -70,7 +70,9 @@ struct KernelInfo {
     int number;                 ///< position on the ladder; 0 is cuBLAS, the yardstick
     std::string_view name;      ///< short name used on the command line, e.g. "smem_tile"
     std::string_view technique; ///< the one idea this rung adds, in a line
-    std::string_view seeds;     ///< seed sections it reproduces, e.g. "001 v2-v3, 004"
+    /// Where the technique is written up: a document of docs/sources.md and its section
+    /// ("SGEMM v2-v3", "DCU GEMM 3.5.5"), or the public technique it follows ("sm_90a wgmma").
+    std::string_view sources;
     TypeSet types;              ///< A/B element types it implements (halves: C in the type or float)
     /// The arithmetic it uses: Default (the input type's own accuracy) or Tf32. cuBLAS follows
     /// the call's GemmOptions::precision and is listed as Default.
@@ -98,7 +100,7 @@ struct KernelInfo {
 /// Every GPU rung, in ladder order (0 = cuBLAS first).
 std::span<const KernelInfo> gpu_kernels() noexcept;
 
-/// The CPU blocking ladder of seed 000 §3.5.2, in order.
+/// The CPU blocking ladder (register blocking on one core, docs/ladder.md), in order.
 std::span<const KernelInfo> cpu_kernels() noexcept;
 
 /// Finds a GPU rung by name ("smem_tile") or number ("5"); nullopt when none matches.

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "gemmlab"
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 SUMMARY = ("gemmlab's GEMM ladder on GPU arrays (PyTorch, CuPy, JAX) through DLPack / "
            "__cuda_array_interface__")
 

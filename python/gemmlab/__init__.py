@@ -1,27 +1,33 @@
 """gemmlab from Python: the GEMM ladder on GPU arrays of any library that speaks DLPack or
-``__cuda_array_interface__`` (PyTorch, CuPy, JAX).
+``__cuda_array_interface__`` (PyTorch, CuPy, JAX); PyTorch is optional.
 
     import torch, gemmlab
-    a = torch.randn(4096, 4096, device="cuda")
-    b = torch.randn(4096, 4096, device="cuda")
-    c = gemmlab.gemm(a, b)                    # a @ b, kernel "auto", on torch's current stream
-    gemmlab.gemm(a, b.T, c, alpha=2, beta=1)  # c = 2 a b^T + c, in place; views need no copy
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    c = gemmlab.matmul(a, b)                  # torch.matmul's semantics, kernel "auto"
+    q = torch.randn(32, 1024, 64, device="cuda", dtype=torch.bfloat16)
+    s = gemmlab.matmul(q, q.mT)               # batched, the transposed view read in place
+    gemmlab.gemm(a, b.T, c, alpha=2, beta=1)  # BLAS form: c = 2 a b^T + c, in place
 
-``gemmlab.kernels()`` lists the rungs, ``gemmlab.bench()`` times one beside cuBLAS. Failures of
-the library raise ``GemmlabError`` with its message; arguments gemm cannot use raise
-``TypeError``/``ValueError`` before any CUDA call.
+``gemmlab.torch`` (imported on demand) adds the autograd / torch.compile operators and
+``gemmlab.torch.Linear``. ``gemmlab.kernels()`` lists the rungs, ``gemmlab.bench()`` times one
+beside cuBLAS. Failures of the library raise ``GemmlabError`` with its message; arguments it
+cannot use raise ``TypeError``/``ValueError`` before any CUDA call.
 """
 
 from __future__ import annotations
 
+import numbers
 import statistics
 from typing import Any, Iterable, Optional, Sequence
 
 from . import _gemmlab as _core
 from . import _interop
 
-__all__ = ["GemmlabError", "gemm", "kernels", "bench", "dtypes", "precisions", "device_count"]
-__version__ = "0.1.0"
+__all__ = ["GemmlabError", "gemm", "matmul", "kernels", "bench", "dtypes", "precisions", "device_count"]
+__version__ = "0.2.0"
+
+_call = _core.call  # the PyTorch door (C++): None when its arguments are not torch tensors
 
 
 class GemmlabError(RuntimeError):
@@ -35,7 +41,7 @@ class GemmlabError(RuntimeError):
 
 
 def dtypes() -> list:
-    """Names of the element types gemm multiplies (``["float32", "float64"]`` today)."""
+    """Names of the element types gemmlab multiplies: float32, float64, bfloat16, float16."""
     return [row["name"] for row in _interop.DTYPES]
 
 
@@ -56,14 +62,88 @@ def kernels() -> list:
     return list(_core.kernels())
 
 
+def _stream(stream: Any) -> Optional[int]:
+    return None if stream is None else _interop.stream_handle(stream)
+
+
+def _other(a, b, c, alpha, beta, trans_a, trans_b, two_d, out_dtype, precision, kernel, stream):
+    """Arrays that are not torch tensors: read through DLPack / __cuda_array_interface__."""
+    s = _interop.resolve_stream(stream, (a, b, c))
+    va = _interop.view(a, "a", s)
+    vb = _interop.view(b, "b", s)
+    out_name = "c" if two_d else "out"
+    if c is None:
+        if beta != 0:
+            raise ValueError(f"beta = {beta} needs c (the output to accumulate into); with c=None beta must be 0")
+        shape, dtype = _core.out_spec(va.t, vb.t, trans_a, trans_b, two_d, out_dtype)
+        c = _interop.allocate(va, shape, dtype, out_name)
+    vc = _interop.view(c, out_name, s)
+    if vc.readonly:
+        raise ValueError(f"{out_name} is read-only (e.g. a JAX array): pass a writable GPU array as {out_name}")
+    # __cuda_array_interface__ v3: work queued by a producer on another stream comes first.
+    for v in (va, vb, vc):
+        if v.producer_stream is not None and v.producer_stream != s and v.ptr:
+            _core.stream_wait(s, v.producer_stream)
+    err = _core.call_views(va.t, vb.t, vc.t, alpha, beta, trans_a, trans_b, two_d, out_dtype, precision,
+                           kernel, s, True)
+    if err is not None:
+        raise GemmlabError(*err)
+    return c
+
+
+def matmul(a: Any, b: Any, out: Any = None, *, out_dtype: Any = None, precision: str = "default",
+           kernel: str = "auto", stream: Any = None):
+    """``a @ b`` with ``torch.matmul``'s semantics, on the GPU; returns ``out`` (allocated when None).
+
+    Shapes: 1-D operands get a unit dimension that the result drops; 2-D is a matrix product;
+    with more dimensions the leading ones are batch dimensions, broadcast (a 2-D operand is
+    shared by every batch). Every batch goes through ``gemm_strided_batched``: strided views
+    (transposes, slices, ``expand``-ed batch dimensions) are read in place, and a view whose
+    matrices have no unit stride raises ValueError (make it ``.contiguous()``).
+
+    dtypes: float32, float64, bfloat16, float16 (``gemmlab.dtypes()``); a and b alike. The
+    result has their dtype, or float32 for bfloat16/float16 inputs with ``out_dtype=float32``
+    (``torch.float32`` or ``"float32"``) or a float32 ``out``.
+    precision: ``"default"`` or ``"tf32"`` (float32 only). kernel: ``"auto"`` or a rung.
+    stream: default the current stream of the inputs' library (torch, CuPy).
+
+    A torch tensor that requires grad (in grad mode) goes through ``gemmlab.torch.matmul``, the
+    autograd operator.
+    """
+    r = _call(a, b, out, 1.0, 0.0, False, False, False, out_dtype, precision,
+              kernel if kernel.__class__ is str else str(kernel), None if stream is None else _stream(stream), 1)
+    if r is None:
+        return _matmul_slow(a, b, out, out_dtype, precision, str(kernel), stream)
+    if r.__class__ is tuple:
+        raise GemmlabError(*r)
+    return r
+
+
+def _matmul_slow(a, b, out, out_dtype, precision, kernel, stream):
+    lib_a, lib_b = _interop.library_of(a), _interop.library_of(b)
+    if "torch" in (lib_a, lib_b) and (getattr(a, "requires_grad", False) or getattr(b, "requires_grad", False)):
+        if out is not None:
+            raise ValueError("gemmlab.matmul: out= records no autograd, and a or b requires grad "
+                             "(as torch.matmul: leave out=None, or pass x.detach())")
+        if stream is not None:
+            raise ValueError("gemmlab.matmul: the autograd operator runs on torch's current stream; "
+                             "use `with torch.cuda.stream(s):` instead of stream=")
+        from . import torch as _gtorch
+        return _gtorch.matmul(a, b, out_dtype=out_dtype, precision=precision, kernel=kernel)
+    return _other(a, b, out, 1.0, 0.0, False, False, False, out_dtype, precision, kernel, _stream(stream))
+
+
 def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
-         trans_b: bool = False, kernel: str = "auto", precision: str = "default", stream: Any = None):
+         trans_b: bool = False, kernel: str = "auto", precision: str = "default", stream: Any = None, *,
+         out_dtype: Any = None):
     """``c = alpha * op(a) @ op(b) + beta * c`` on the GPU, where op(x) is x or x.T; returns c.
 
-    a, b, c: 2-D GPU arrays of one dtype (float32 or float64) from any library speaking DLPack
-    or ``__cuda_array_interface__``. Strided views are read in place when one dimension has unit
-    stride (a transposed or sliced row- or column-major matrix); others raise ValueError. With
-    ``c=None`` a new output is allocated by the inputs' library (torch, cupy) and beta must be 0.
+    a, b, c: 2-D GPU arrays from any library speaking DLPack or ``__cuda_array_interface__``;
+    a and b of one dtype (float32, float64, bfloat16, float16), c of the same or, for
+    bfloat16/float16 inputs, float32 (``out_dtype="float32"`` when c is allocated). Strided views
+    are read in place when one dimension has unit stride (a transposed or sliced row- or
+    column-major matrix); others raise ValueError. With ``c=None`` a new output is allocated by
+    the inputs' library (torch, cupy) and beta must be 0.
 
     kernel: ``"auto"``, a rung's name or number (``gemmlab.kernels()``).
     precision: ``"default"`` or ``"tf32"`` (see ``precisions()``).
@@ -71,52 +151,22 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, t
     arrays, the producer's stream of a ``__cuda_array_interface__`` v3 array, else the legacy
     default stream. The call is asynchronous on that stream, like the libraries' own matmul.
     """
-    for flag, value in (("trans_a", trans_a), ("trans_b", trans_b)):
-        if not isinstance(value, bool):
-            raise TypeError(f"{flag} must be a bool, got {type(value).__name__}")
-    _interop.check_scalar("alpha", alpha)
-    _interop.check_scalar("beta", beta)
-    kernel = str(kernel)
-    if precision not in _core.precisions():
-        raise ValueError(f"precision '{precision}' is not one of: {', '.join(_core.precisions())}")
-
-    s = _interop.resolve_stream(stream, (a, b, c))
-    va = _interop.view(a, "a", s)
-    vb = _interop.view(b, "b", s)
-    if va.dtype["name"] != vb.dtype["name"]:
-        raise ValueError(f"dtype mismatch: a is {va.dtype['name']} but b is {vb.dtype['name']}")
-    m, k = reversed(va.shape) if trans_a else va.shape
-    k_b, n = reversed(vb.shape) if trans_b else vb.shape
-    if k != k_b:
-        raise ValueError(f"shape mismatch: op(a) is {m} x {k} but op(b) is {k_b} x {n} "
-                         f"(inner dimensions {k} != {k_b}; a {va.shape}, b {vb.shape}, "
-                         f"trans_a={trans_a}, trans_b={trans_b})")
-    if c is None:
-        if beta != 0:
-            raise ValueError(f"beta = {beta} needs c (the output to accumulate into); with c=None beta must be 0")
-        c = _interop.allocate(va, m, n)
-    vc = _interop.view(c, "c", s)
-    if vc.dtype["name"] != va.dtype["name"]:
-        raise ValueError(f"dtype mismatch: a and b are {va.dtype['name']} but c is {vc.dtype['name']}")
-    if tuple(vc.shape) != (m, n):
-        raise ValueError(f"shape mismatch: op(a) @ op(b) is {m} x {n} but c has shape {tuple(vc.shape)}")
-    if vc.readonly:
-        raise ValueError("c is read-only (e.g. a JAX array): pass a writable GPU array as c")
-    devices = {v.name: v.device for v in (va, vb, vc) if v.device >= 0}
-    if len(set(devices.values())) > 1:
-        raise ValueError("arrays on different GPUs: " + ", ".join(f"{n_} on cuda:{d}" for n_, d in devices.items()))
-    layout, op_a, op_b, lda, ldb, ldc = _interop.plan(va, vb, vc, trans_a, trans_b)
-
-    # __cuda_array_interface__ v3: work queued by a producer on another stream comes first.
-    for v in (va, vb, vc):
-        if v.producer_stream is not None and v.producer_stream != s and v.ptr:
-            _core.stream_wait(s, v.producer_stream)
-
-    err = _core.gemm(va.dtype["name"], layout, op_a, op_b, m, n, k, alpha, va.ptr, lda, vb.ptr, ldb,
-                     beta, vc.ptr, ldc, kernel, precision, s, vc.device if vc.device >= 0 else -1)
-    if err is not None:
-        raise GemmlabError(*err)
-    return c
+    if trans_a.__class__ is not bool or trans_b.__class__ is not bool:
+        for flag, value in (("trans_a", trans_a), ("trans_b", trans_b)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{flag} must be a bool, got {type(value).__name__}")
+    if alpha.__class__ is not float or beta.__class__ is not float:
+        _interop.check_scalar("alpha", alpha)
+        _interop.check_scalar("beta", beta)
+        alpha, beta = float(alpha), float(beta)
+    kernel = kernel if kernel.__class__ is str else str(kernel)
+    s = None if stream is None else _stream(stream)
+    r = _call(a, b, c, alpha, beta, trans_a, trans_b, True, out_dtype, precision, kernel, s, 2)
+    if r is None:
+        r = _other(a, b, c, alpha, beta, trans_a, trans_b, True, out_dtype, precision, kernel, s)
+    elif r.__class__ is tuple:
+        raise GemmlabError(*r)
+    return r
 
 
 def _median(xs: Sequence[float]) -> float:

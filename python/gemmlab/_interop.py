@@ -1,5 +1,6 @@
-"""GPU arrays from other libraries, as gemmlab sees them: a pointer, a 2-D shape, strides in
-elements, a dtype, a device and a stream.
+"""GPU arrays from other libraries, as gemmlab sees them: a pointer, a shape, strides in
+elements, a dtype, a device and a stream. PyTorch tensors take a shorter road (read in C++,
+gemmlab._gemmlab.call); this module serves every other array and the errors of both.
 
 Two protocols are read: ``__cuda_array_interface__`` (PyTorch, CuPy, Numba, JAX) first, since
 reading it has no side effect, then DLPack (``__dlpack__`` / ``__dlpack_device__``), through
@@ -21,9 +22,11 @@ _DL_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host", 4: "OpenCL", 7: 
                     9: "VPI", 10: "ROCm", 11: "ROCm host", 13: "CUDA managed", 14: "oneAPI"}
 _DL_TYPE_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
 
-# The element types of the C++ API, one row each (gemmlab._gemmlab.dtypes()).
+# The element types of the C++ API, one row each (gemmlab._gemmlab.dtypes()). "<V2" (any
+# 2-byte type: how CuPy/JAX/ml_dtypes spell bfloat16 in __cuda_array_interface__) is taken as
+# bfloat16 only when the array's own dtype says so.
 DTYPES = tuple(_core.dtypes())
-_BY_TYPESTR = {row["typestr"]: row for row in DTYPES}
+_BY_TYPESTR = {row["typestr"]: row for row in DTYPES if row["typestr"] != "<V2"}
 _BY_DLPACK = {(row["dl_code"], row["dl_bits"]): row for row in DTYPES}
 _BY_NAME = {row["name"]: row for row in DTYPES}
 
@@ -47,6 +50,11 @@ class View:
     device: int            # CUDA ordinal, -1 when unknown
     readonly: bool
     producer_stream: Optional[int]  # __cuda_array_interface__ v3 "stream"; None: no sync needed
+
+    @property
+    def t(self) -> tuple:
+        """The form gemmlab._gemmlab.call_views reads."""
+        return (self.name, self.ptr, self.shape, self.strides, self.dtype["index"], self.device)
 
 
 def library_of(x: Any) -> str:
@@ -82,16 +90,23 @@ def _cuda_array_interface(x: Any, name: str) -> Optional[dict]:
         raise ValueError(f"{name}: {e}") from e
 
 
-def _dtype_from_typestr(typestr: str):
-    row = _BY_TYPESTR.get(typestr)
-    if row is None and typestr[:1] in "=|":
-        row = _BY_TYPESTR.get("<" + typestr[1:])
-    return row
+def _dtype_from_typestr(typestr: str, x: Any = None):
+    if typestr[:1] in "=|":
+        typestr = "<" + typestr[1:]
+    if typestr == "<V2" and str(getattr(x, "dtype", "")).endswith("bfloat16"):
+        return _BY_NAME["bfloat16"]
+    return _BY_TYPESTR.get(typestr)
+
+
+def _dtype_text(x: Any, fallback: str) -> str:
+    """The dtype as the array's library spells it (str(x.dtype)), else the protocol's code."""
+    d = getattr(x, "dtype", None)
+    return str(d) if d is not None else fallback
 
 
 def _from_cai(x: Any, name: str, cai: dict) -> View:
     typestr = cai.get("typestr", "?")
-    row = _dtype_from_typestr(typestr)
+    row = _dtype_from_typestr(typestr, x)
     shape = tuple(int(s) for s in cai["shape"])
     ptr, readonly = cai["data"]
     itemsize = row["itemsize"] if row else int(typestr[2:] or 1)
@@ -115,7 +130,7 @@ def _from_cai(x: Any, name: str, cai: dict) -> View:
     elif ptr:
         device = _core.pointer_device(int(ptr))
     return View(name, x, library_of(x), int(ptr or 0), shape, strides, row,
-                f"{typestr}" if row is None else row["name"], device, bool(readonly),
+                _dtype_text(x, typestr) if row is None else row["name"], device, bool(readonly),
                 None if stream is None else int(stream))
 
 
@@ -134,17 +149,19 @@ def _from_dlpack(x: Any, name: str, stream: int) -> View:
     device_type, device_id = x.__dlpack_device__()
     if int(device_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
         where = _DL_DEVICE_NAMES.get(int(device_type), f"DLPack device type {int(device_type)}")
-        raise ValueError(f"{name} is in {where} memory; gemmlab.gemm needs arrays on a CUDA GPU "
+        raise ValueError(f"{name} is in {where} memory; gemmlab needs arrays on a CUDA GPU "
                          f"(torch: x.cuda(), cupy.asarray(x), jax.device_put(x, gpu))")
     info = _core.dlpack_info(_dlpack_capsule(x, stream))
     row = _BY_DLPACK.get((info["dl_code"], info["dl_bits"])) if info["lanes"] == 1 else None
-    text = row["name"] if row else f"{_DL_TYPE_NAMES.get(info['dl_code'], 'code %d' % info['dl_code'])}{info['dl_bits']}"
+    text = row["name"] if row else _dtype_text(
+        x, f"{_DL_TYPE_NAMES.get(info['dl_code'], 'code %d' % info['dl_code'])}{info['dl_bits']}")
     return View(name, x, library_of(x), int(info["ptr"]), tuple(info["shape"]), tuple(info["strides"]),
                 row, text, int(device_id), bool(info["readonly"]), None)
 
 
 def view(x: Any, name: str, stream: int) -> View:
-    """Reads x's memory description; raises TypeError/ValueError for what gemm cannot use."""
+    """Reads x's memory description; raises TypeError/ValueError for what gemmlab cannot use.
+    Shapes are checked by the product's plan (gemmlab._gemmlab), not here."""
     cai = _cuda_array_interface(x, name)
     if cai is not None:
         v = _from_cai(x, name, cai)
@@ -154,59 +171,17 @@ def view(x: Any, name: str, stream: int) -> View:
         raise TypeError(f"{name}: expected a GPU array speaking DLPack or __cuda_array_interface__ "
                         f"(a CUDA torch.Tensor, cupy.ndarray, jax.Array), got {type(x).__module__}.{type(x).__name__}")
     if v.dtype is None:
-        raise TypeError(f"{name} has dtype {v.dtype_text}; gemmlab.gemm multiplies {_supported()}")
-    if len(v.shape) != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {v.shape}")
+        raise TypeError(f"{name} has dtype {v.dtype_text}; gemmlab multiplies {_supported()}")
     return v
 
 
-def stored(v: View):
-    """Leading dimension of v read as a row-major and as a column-major matrix (None where it is
-    not one: no unit stride in that order, a broadcast or overlapping stride)."""
-    (r, c), (sr, sc) = v.shape, v.strides
-    if r == 0 or c == 0:  # no element is addressed: any order will do
-        return max(1, c), max(1, r)
-    row = col = None
-    if c <= 1 or sc == 1:
-        ld = sr if r > 1 else max(1, c)
-        if ld >= max(1, c):
-            row = ld
-    if r <= 1 or sr == 1:
-        ld = sc if c > 1 else max(1, r)
-        if ld >= max(1, r):
-            col = ld
-    return row, col
-
-
-def _not_strided(v: View) -> ValueError:
-    hint = "x.contiguous()" if v.library == "torch" else "cupy.ascontiguousarray(x)" if v.library == "cupy" else "a contiguous copy"
-    return ValueError(f"{v.name} (shape {v.shape}, strides {v.strides} elements) has no unit stride in either "
-                      f"dimension: gemmlab reads matrices through a leading dimension, so {v.name} must be a "
-                      f"row- or column-major view (make one with {hint})")
-
-
-def plan(a: View, b: View, c: View, trans_a: bool, trans_b: bool):
-    """(layout, trans_a, trans_b, lda, ldb, ldc) for the C++ call: the layout is C's, and an
-    operand stored in the other order is read as its transpose (op flipped)."""
-    row_c, col_c = stored(c)
-    if row_c is not None:
-        layout, ldc = "row", row_c
-    elif col_c is not None:
-        layout, ldc = "col", col_c
-    else:
-        raise _not_strided(c)
-    out = []
-    for v, trans in ((a, trans_a), (b, trans_b)):
-        row, col = stored(v)
-        same, other = (row, col) if layout == "row" else (col, row)
-        if same is not None:
-            out.append((trans, same))
-        elif other is not None:
-            out.append((not trans, other))
-        else:
-            raise _not_strided(v)
-    (op_a, lda), (op_b, ldb) = out
-    return layout, op_a, op_b, lda, ldb, ldc
+def plan(a: View, b: View, c: View, trans_a: bool = False, trans_b: bool = False, two_d: bool = True,
+         out_dtype: Optional[str] = None) -> dict:
+    """The library calls a product of these views becomes, without making them (a dict: layout,
+    op_a, op_b, m, n, k, lda, ldb, ldc, batch, stride_a/b/c, calls, folded, out_dtype, and status:
+    None, or the (status, message) validate_gemm_strided_batched returned). For tests."""
+    return _core.call_views(a.t, b.t, c.t, 1.0, 0.0, trans_a, trans_b, two_d, out_dtype, "default", "auto",
+                            0, False)
 
 
 def resolve_stream(stream: Any, arrays) -> int:
@@ -234,19 +209,19 @@ def resolve_stream(stream: Any, arrays) -> int:
     return 0
 
 
-def allocate(like: View, m: int, n: int):
-    """An m x n output in the array library of the inputs, or a ValueError asking for c."""
+def allocate(like: View, shape: tuple, dtype: str, out_name: str = "c"):
+    """An output of `shape` in the array library of the inputs, or a ValueError asking for it."""
     x = like.obj
     if like.library == "torch":
         import torch
-        return torch.empty((m, n), dtype=x.dtype, device=x.device)
+        return torch.empty(shape, dtype=getattr(torch, dtype), device=x.device)
     if like.library == "cupy":
         import cupy
         with x.device:
-            return cupy.empty((m, n), dtype=x.dtype)
-    raise ValueError(f"c=None: gemmlab allocates the output only for torch and cupy inputs "
-                     f"(a is a {like.library or type(x).__name__} array); pass c=, a writable {m} x {n} "
-                     f"GPU array of dtype {like.dtype_text}")
+            return cupy.empty(shape, dtype=dtype)
+    raise ValueError(f"{out_name}=None: gemmlab allocates the output only for torch and cupy inputs "
+                     f"(a is a {like.library or type(x).__name__} array); pass {out_name}=, a writable GPU array "
+                     f"of shape {tuple(shape)} and dtype {dtype}")
 
 
 def check_scalar(name: str, value: Any) -> None:

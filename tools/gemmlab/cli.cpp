@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
     add_probe_command(app, action);
     add_overhead_command(app, action);
     add_tune_command(app, action);
+    add_accuracy_command(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -48,11 +48,11 @@ std::string runs_here(const KernelInfo& k, bool have_gpu) {
 void print_rungs(const char* title, std::span<const KernelInfo> rungs, bool have_gpu) {
     print_wrapped("", title, 0);
     std::printf("%-3s %-24s %-16s %-7s %-12s %-4s %s\n", "#", "name", "types", "math", "engine",
-                "here", "seeds");
+                "here", "sources (docs/sources.md)");
     for (const auto& k : rungs) {
         std::printf("%-3d %-24.*s %-16s %-7s %-12s %-4s %.*s\n", k.number, int(k.name.size()),
                     k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
-                    runs_here(k, have_gpu).c_str(), int(k.seeds.size()), k.seeds.data());
+                    runs_here(k, have_gpu).c_str(), int(k.sources.size()), k.sources.data());
         print_wrapped(std::string(kIndent, ' '), k.technique, kIndent);
     }
 }
@@ -110,7 +110,7 @@ void add_list_command(CLI::App& app, Action& action) {
                              std::to_string(k.min_compute_capability % 10);
             if (!newer.empty()) print_wrapped("compute capability needed: ", newer, 4);
             std::printf("\n");
-            print_rungs("CPU ladder, seed 000 §3.5.2 (gemmlab bench --device cpu):", cpu_kernels(),
+            print_rungs("CPU ladder, register blocking on one core (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);
             return int(kExitOk);
         };

@@ -27,6 +27,7 @@ void add_verify_command(CLI::App& app, Action& action);
 void add_probe_command(CLI::App& app, Action& action);
 void add_overhead_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
+void add_accuracy_command(CLI::App& app, Action& action);
 
 /// The command line of this process, as typed (recorded in JSON results).
 const std::string& command_line();

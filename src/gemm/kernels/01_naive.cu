@@ -6,19 +6,17 @@
 // the horizontal axis", and it is exactly wrong for column-major storage: the 32 threads of a warp
 // touch 32 different columns, so each B(p, j) load and each C store of the warp is 32 separate
 // memory transactions (stride ldb / ldc), while A(i, p) is one broadcast. Rung 2 fixes only that.
-// Seeds: 001 v1 (one thread per element, 32x32 blocks). Seed 000 §3.5.3 is the 4x4-per-thread
-// variant of the same idea (rung 3).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 483 GFLOP/s (2% of cuBLAS), 4096^3 498 GFLOP/s (1% of cuBLAS);
-// f64 1024^3 471 GFLOP/s (1% of cuBLAS), 4096^3 486 GFLOP/s (1% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Changed from rung 0 (cuBLAS, the yardstick): everything; this is the starting point.
+// Source (docs/sources.md): SGEMM v1.
+// Measurements and the comparison with the next rung: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
 namespace {
 
-constexpr int kNaiveTile = 32; // 32 x 32 = 1024 threads per block, as in seed 001 v1
+constexpr int kNaiveTile = 32; // 32 x 32 = 1024 threads per block
 
 template <class T, bool TransA, bool TransB>
 __global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs<T> g, bool swapped) {
@@ -37,12 +35,12 @@ __global__ void __launch_bounds__(kNaiveTile * kNaiveTile) naive_kernel(GemmArgs
 
 template <class T>
 void launch_naive(const GemmArgs<T>& g, cudaStream_t stream) {
-    const dim3 block(kNaiveTile, kNaiveTile);
+    // n tiles on x: threadIdx.x walks the columns of C (the header says why that is slow).
     const LaunchGrid grid = tile_grid(ceil_div(g.n, kNaiveTile), ceil_div(g.m, kNaiveTile));
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        naive_kernel<T, TA, TB><<<grid.dims, block, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kNaiveTile, kNaiveTile), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return naive_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_naive<float>(const GemmArgs<float>&, cudaStream_t);

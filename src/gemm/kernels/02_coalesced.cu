@@ -5,13 +5,10 @@
 // broadcast B(p, j), and store 32 consecutive C(i, j). Global traffic per warp drops from 32
 // transactions to one or two per access.
 // Changed from rung 1: only the thread-to-element mapping (x <-> y swapped).
-// Seeds: 001 v1, whose column-major kernel already uses this mapping ("reading A coalesces as tx
-// varies, B triggers several transactions").
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 5,983 GFLOP/s (20% of cuBLAS), 4096^3 4,752 GFLOP/s (10% of cuBLAS);
-// f64 1024^3 3,730 GFLOP/s (10% of cuBLAS), 4096^3 2,694 GFLOP/s (5% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): SGEMM v1.
+// Measurements and the comparison with rung 1: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -36,12 +33,11 @@ __global__ void __launch_bounds__(kCoalescedTile * kCoalescedTile) coalesced_ker
 
 template <class T>
 void launch_coalesced(const GemmArgs<T>& g, cudaStream_t stream) {
-    const dim3 block(kCoalescedTile, kCoalescedTile);
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kCoalescedTile), ceil_div(g.n, kCoalescedTile));
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        coalesced_kernel<T, TA, TB><<<grid.dims, block, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kCoalescedTile, kCoalescedTile), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return coalesced_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_coalesced<float>(const GemmArgs<float>&, cudaStream_t);

@@ -3,20 +3,17 @@
 // Idea: reuse every loaded operand from a register. Per k step a thread loads 4 values of op(A)
 // (rows of its block) and 4 of op(B) (columns of its block) and forms their outer product: 16
 // multiply-adds for 8 loads, where rungs 1-2 paid 2 loads per multiply-add: operand loads fall
-// from 2MNK to MNK/2 (seed 000 §3.5.2's count for a 4x4 block with the sums kept in registers).
-// The k loop is unrolled by 8 (the seed's depth = 8): 8 independent load groups per trip give the
-// scheduler room to overlap them, and the loop branch runs once per 8 steps.
+// from 2MNK to MNK/2 for a 4x4 block with the sums kept in registers.
+// The k loop is unrolled by 8: 8 independent load groups per trip give the scheduler room to
+// overlap them, and the loop branch runs once per 8 steps.
 // Changed from rung 2: 4x4 C elements per thread instead of one, so 256 threads cover a 64x64 C
-// tile. The thread's 4 rows (and 4 columns) are strided by 16, not adjacent as in the seed, so
-// each load and store instruction of a warp still touches 16 consecutive rows of column-major
-// storage: rung 2's coalescing is kept. Operands still come straight from global memory (L1/L2).
-// Seeds: 000 §3.5.3 (a 4x4 block of C per thread) and §3.5.4 (rA[4], rB[4], rC[16] in registers,
-// MAC_4x4, depth-8 unrolled k loop).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 11,162 GFLOP/s (37% of cuBLAS), 4096^3 13,819 GFLOP/s (28% of cuBLAS);
-// f64 1024^3 8,097 GFLOP/s (21% of cuBLAS), 4096^3 6,672 GFLOP/s (12% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// tile. The thread's 4 rows (and 4 columns) are strided by 16, not adjacent, so each load and
+// store instruction of a warp still touches 16 consecutive rows of column-major storage: rung 2's
+// coalescing is kept. Operands still come straight from global memory (L1/L2).
+// Source (docs/sources.md): DCU GEMM 3.5.3-3.5.4.
+// Measurements and the comparison with rung 2: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -24,16 +21,16 @@ namespace {
 
 constexpr int kThreadsM = 16;                   // threads of a block along m
 constexpr int kThreadsN = 16;                   // threads of a block along n
-constexpr int kThreads = kThreadsM * kThreadsN; // 256, one block as in the seed
+constexpr int kThreads = kThreadsM * kThreadsN; // 256
 constexpr int kTM = 4;                          // C rows per thread
 constexpr int kTN = 4;                          // C columns per thread
-constexpr int kBM = kThreadsM * kTM;            // C rows per block: 64 (seed's MT0I)
-constexpr int kBN = kThreadsN * kTN;            // C columns per block: 64 (seed's MT1J)
-constexpr int kDepth = 8;                       // k steps per unrolled loop trip (seed's DEPTH)
+constexpr int kBM = kThreadsM * kTM;            // C rows per block: 64
+constexpr int kBN = kThreadsN * kTN;            // C columns per block: 64
+constexpr int kDepth = 8;                       // k steps per unrolled loop trip
 
-static_assert(kThreads == 256, "the 16 x 16 thread grid must be the seed's 256 threads");
+static_assert(kThreads == 256, "the 16 x 16 thread grid is 256 threads");
 static_assert(kBM == 64 && kBN == 64,
-              "16 x 16 threads times the 4 x 4 thread tile must give the seed's 64 x 64 C tile");
+              "16 x 16 threads times the 4 x 4 thread tile must give a 64 x 64 C tile");
 static_assert(kThreadsM % 16 == 0, "16 consecutive lanes must walk consecutive rows (coalescing)");
 
 // Stage 1, global -> registers: op(A)(row + r * kThreadsM, p) for r < TM, zero outside m x k.
@@ -54,7 +51,7 @@ __device__ __forceinline__ void load_b_frag(T (&b)[kTN], const GemmArgs<T>& g, i
         b[c] = op_at_or_zero<TransB>(g.B, g.ldb, g.k, g.n, p, col + c * kThreadsN);
 }
 
-// Stage 2, multiply-accumulate: the 4x4 outer product of one k step (the seed's MAC_4x4).
+// Stage 2, multiply-accumulate: the 4x4 outer product of one k step.
 template <class T>
 __device__ __forceinline__ void mac_4x4(T (&acc)[kTM][kTN], const T (&a)[kTM], const T (&b)[kTN]) {
 #pragma unroll
@@ -84,7 +81,7 @@ __global__ void __launch_bounds__(kThreads) register_tile_global_kernel(GemmArgs
     const int64_t col = tile_n * kBN + threadIdx.x / kThreadsM;
     if (row >= g.m || col >= g.n) return; // its first row / column is already outside C
 
-    T acc[kTM][kTN] = {}; // (TM, TN) the seed's rC[16]
+    T acc[kTM][kTN] = {}; // (TM, TN) accumulators
     T a[kTM];             // (TM) one k step of op(A): rA[4]
     T b[kTN];             // (TN) one k step of op(B): rB[4]
 
@@ -110,10 +107,10 @@ __global__ void __launch_bounds__(kThreads) register_tile_global_kernel(GemmArgs
 template <class T>
 void launch_register_tile_global(const GemmArgs<T>& g, cudaStream_t stream) {
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        register_tile_global_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreads), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return register_tile_global_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_register_tile_global<float>(const GemmArgs<float>&, cudaStream_t);

@@ -1,19 +1,17 @@
 // Rung 4: register prefetch, the next k step's operands load while the current one multiplies.
 //
-// Idea: double the operand registers. Two sets (rA[8], rB[8] in the seed) alternate: while the 16
-// multiply-adds of k step p run on one set, the loads of step p + 1 are already in flight into the
-// other. The multiply never waits for the loads issued right before it, so global-memory latency
-// hides behind arithmetic. The first step is loaded before the loop ("preload"); each step then
-// issues the next step's loads before its own MAC_4x4. The cost is 8 more live registers (16 for
-// double), which the seed warns can hurt where registers are scarce.
+// Idea: double the operand registers. Two sets alternate: while the 16 multiply-adds of k step p
+// run on one set, the loads of step p + 1 are already in flight into the other. The multiply
+// never waits for the loads issued right before it, so global-memory latency hides behind
+// arithmetic. The first step is loaded before the loop ("preload"); each step then issues the
+// next step's loads before its own 4x4 outer product. The cost is 8 more live registers (16 for
+// double), which can hurt where registers are scarce.
 // Changed from rung 3: a second register set for op(A) and op(B) and the load/multiply order
 // (load p + 1, then multiply p). Tiles, thread mapping, depth-8 unroll and epilogue are rung 3's.
-// Seeds: 000 §3.5.5 (global_depth8_preload_delay: MAC_4x4 / MAC_4x4_BLK on alternating halves).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 9,774 GFLOP/s (32% of cuBLAS), 4096^3 11,841 GFLOP/s (24% of cuBLAS);
-// f64 1024^3 10,131 GFLOP/s (26% of cuBLAS), 4096^3 7,649 GFLOP/s (14% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): DCU GEMM 3.5.5.
+// Measurements and the comparison with rung 3 (why it can be slower in float): docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -21,16 +19,16 @@ namespace {
 
 constexpr int kThreadsM = 16;                   // threads of a block along m
 constexpr int kThreadsN = 16;                   // threads of a block along n
-constexpr int kThreads = kThreadsM * kThreadsN; // 256, one block as in the seed
+constexpr int kThreads = kThreadsM * kThreadsN; // 256
 constexpr int kTM = 4;                          // C rows per thread
 constexpr int kTN = 4;                          // C columns per thread
-constexpr int kBM = kThreadsM * kTM;            // C rows per block: 64 (seed's MT0I)
-constexpr int kBN = kThreadsN * kTN;            // C columns per block: 64 (seed's MT1J)
-constexpr int kDepth = 8;                       // k steps per unrolled loop trip (seed's DEPTH)
+constexpr int kBM = kThreadsM * kTM;            // C rows per block: 64
+constexpr int kBN = kThreadsN * kTN;            // C columns per block: 64
+constexpr int kDepth = 8;                       // k steps per unrolled loop trip
 
-static_assert(kThreads == 256, "the 16 x 16 thread grid must be the seed's 256 threads");
+static_assert(kThreads == 256, "the 16 x 16 thread grid is 256 threads");
 static_assert(kBM == 64 && kBN == 64,
-              "16 x 16 threads times the 4 x 4 thread tile must give the seed's 64 x 64 C tile");
+              "16 x 16 threads times the 4 x 4 thread tile must give a 64 x 64 C tile");
 static_assert(kThreadsM % 16 == 0, "16 consecutive lanes must walk consecutive rows (coalescing)");
 
 // Stage 1, global -> registers: op(A)(row + r * kThreadsM, p) for r < TM, zero outside m x k.
@@ -51,7 +49,7 @@ __device__ __forceinline__ void load_b_frag(T (&b)[kTN], const GemmArgs<T>& g, i
         b[c] = op_at_or_zero<TransB>(g.B, g.ldb, g.k, g.n, p, col + c * kThreadsN);
 }
 
-// Stage 2, multiply-accumulate: the 4x4 outer product of one k step (the seed's MAC_4x4).
+// Stage 2, multiply-accumulate: the 4x4 outer product of one k step.
 template <class T>
 __device__ __forceinline__ void mac_4x4(T (&acc)[kTM][kTN], const T (&a)[kTM], const T (&b)[kTN]) {
 #pragma unroll
@@ -89,7 +87,7 @@ __global__ void __launch_bounds__(kThreads) register_prefetch_global_kernel(Gemm
     const int64_t col = tile_n * kBN + threadIdx.x / kThreadsM;
     if (row >= g.m || col >= g.n) return; // its first row / column is already outside C
 
-    T acc[kTM][kTN] = {}; // (TM, TN) the seed's rC[16]
+    T acc[kTM][kTN] = {}; // (TM, TN) accumulators
     T a[2][kTM];          // (2, TM) two register sets of op(A): rA[0..3] and rA[4..7]
     T b[2][kTN];          // (2, TN) two register sets of op(B): rB[0..3] and rB[4..7]
 
@@ -119,10 +117,10 @@ __global__ void __launch_bounds__(kThreads) register_prefetch_global_kernel(Gemm
 template <class T>
 void launch_register_prefetch_global(const GemmArgs<T>& g, cudaStream_t stream) {
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        register_prefetch_global_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreads), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return register_prefetch_global_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_register_prefetch_global<float>(const GemmArgs<float>&, cudaStream_t);

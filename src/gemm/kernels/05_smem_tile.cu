@@ -6,21 +6,18 @@
 // then every thread reads its row of the A tile and its column of the B tile from shared memory.
 // Each global element is now loaded once per block instead of once per thread that uses it: a
 // 32x cut in global loads. Tile elements outside m, n or k are zero-filled, so they add nothing
-// and any shape works (seed 004's bounds-checked tiled multiply).
-// The shared layout is the seed's first one: As[i][p] and Bs[j][p]. The B reads of a warp are one
-// broadcast, but its 32 A reads As[0..31][p] lie 32 elements apart: all in one bank, a 32-way
+// and any shape works.
+// The shared layout is the textbook's first one: As[i][p] and Bs[j][p]. The B reads of a warp are
+// one broadcast, but its 32 A reads As[0..31][p] lie 32 elements apart: all in one bank, a 32-way
 // conflict for float. Rung 6 fixes only that.
 // Changed from rung 4: operands come from shared-memory tiles, not straight from global memory,
-// and each thread is back to one C element (the seeds introduce tiling before register blocking
-// on the GPU; rungs 7-8 bring register reuse back on top of the tiles). Threads are a 1-D block
-// of 1024, split into (row, col) once (seed 001 v3).
-// Seeds: 001 v2 (32x32x32 shared tiles, sb stored transposed), v3 (1-D thread index), 004 (tiled
-// matrix multiply with zero-filled edge tiles, barriers around the tile), 000 §3.5.6 (LDS staging).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 1,644 GFLOP/s (5% of cuBLAS), 4096^3 1,687 GFLOP/s (3% of cuBLAS);
-// f64 1024^3 877 GFLOP/s (2% of cuBLAS), 4096^3 908 GFLOP/s (2% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// and each thread is back to one C element (tiling is introduced before register blocking on the
+// GPU; rungs 7-8 bring register reuse back on top of the tiles). Threads are a 1-D block of
+// 1024, split into (row, col) once.
+// Source (docs/sources.md): SGEMM v2-v3, shared-memory talk, DCU GEMM 3.5.6.
+// Measurements and the comparison with rung 4: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -99,10 +96,10 @@ __global__ void __launch_bounds__(kThreads) smem_tile_kernel(GemmArgs<T> g, bool
 template <class T>
 void launch_smem_tile(const GemmArgs<T>& g, cudaStream_t stream) {
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        smem_tile_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreads), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return smem_tile_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_smem_tile<float>(const GemmArgs<float>&, cudaStream_t);

@@ -4,21 +4,19 @@
 // (or one address, a broadcast). Shared memory has 32 banks of 4 bytes; word w sits in bank
 // w % 32. In rung 5 the 32 lanes of a warp read As[lane][p], 32 elements apart: one bank, 32-way
 // conflict, 32 serialized wavefronts per read. Two changes remove every conflict:
-//  - A is stored transposed, As[p][i] (seed 001 v4: "shared memory turned column-major"), so the
-//    lanes' reads As[p][lane] are consecutive words. B's reads Bs[col][p] stay a broadcast.
-//  - Both tiles get one padding element per row ([32][33], seed 004), so a row is 33 words long.
+//  - A is stored transposed, As[p][i] ("shared memory turned column-major"), so the lanes' reads
+//    As[p][lane] are consecutive words. B's reads Bs[col][p] stay a broadcast.
+//  - Both tiles get one padding element per row ([32][33]), so a row is 33 words long.
 //    The global->shared loads of a transposed operand walk the tile's *row* index with the lane
 //    (the contiguous side of op T storage), so they store 33 words apart: bank (33 * lane) % 32
 //    = lane, all distinct. Without the pad those stores would be 32-way conflicts.
 // For double (8-byte words) the hardware serves a warp in two half-warp wavefronts; consecutive
 // doubles and a 33-double stride are conflict-free within each half.
 // Changed from rung 5: only the shared layout and the indices that address it.
-// Seeds: 001 v4 (bank-conflict-free transposed shared store), 004 (banks, broadcast, [32][33]).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 6,520 GFLOP/s (22% of cuBLAS), 4096^3 6,644 GFLOP/s (13% of cuBLAS);
-// f64 1024^3 4,580 GFLOP/s (12% of cuBLAS), 4096^3 4,738 GFLOP/s (9% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): SGEMM v4, shared-memory talk.
+// Measurements and the bank-conflict counters of rungs 5 and 6: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -101,10 +99,10 @@ __global__ void __launch_bounds__(kThreads) smem_conflict_free_kernel(GemmArgs<T
 template <class T>
 void launch_smem_conflict_free(const GemmArgs<T>& g, cudaStream_t stream) {
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        smem_conflict_free_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreads), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return smem_conflict_free_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_smem_conflict_free<float>(const GemmArgs<float>&, cudaStream_t);

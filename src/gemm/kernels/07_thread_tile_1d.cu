@@ -4,25 +4,22 @@
 // 64 x 64 tile of C and walks k in slices of BK = 8. Each thread computes 8 consecutive rows of
 // one column of C: per k step it reads one op(B) value from shared memory into a register and
 // reuses it for 8 multiply-adds against 8 op(A) values. Shared loads per multiply-add fall from
-// 2 (rungs 5-6) to 9/8 (seed 003's count: BK * (1 + TM) loads per BK * TM multiply-adds), and
-// global loads per multiply-add from 1/16 to 1/32 (2 elements per thread per 64 multiply-adds).
-// Mapping: a warp is 32 consecutive columns of one row group (seed 003's threadCol = tid % BN),
-// so its op(B) reads Bs[p][col] are 32 consecutive words and its op(A) reads As[p][row .. row+7]
-// are one address for the whole warp: a broadcast, which the compiler issues as 128-bit shared
-// loads because the 8 values are contiguous (the LDS.128 that seed 003 finds in the SASS).
+// 2 (rungs 5-6) to 9/8 (BK * (1 + TM) loads per BK * TM multiply-adds), and global loads per
+// multiply-add from 1/16 to 1/32 (2 elements per thread per 64 multiply-adds).
+// Mapping: a warp is 32 consecutive columns of one row group (threadCol = tid % BN), so its
+// op(B) reads Bs[p][col] are 32 consecutive words and its op(A) reads As[p][row .. row+7] are one
+// address for the whole warp: a broadcast, which the compiler issues as 128-bit shared loads
+// because the 8 values are contiguous (LDS.128 in the SASS).
 // The shared layout keeps rung 6's rule (every warp access conflict-free or a broadcast) for the
 // new shapes: both tiles are k-major, [BK][BM + 4] and [BK][BN + 4]. The pad of 4 (not 1) keeps
 // every row 16-byte aligned for those vector reads and still spreads the stores of a load whose
 // lanes walk k (8 rows x 4 columns per warp) over 32 distinct banks.
 // Changed from rung 6: tile 64 x 64 x 8 instead of 32 x 32 x 32, 512 threads with an 8-element
 // register accumulator each instead of 1024 with one, and the B value cached in a register.
-// Seeds: 003 (BM = BN = 64, BK = 8, TM = 8, Btmp reuse, compiler unrolling seen in SASS), 001 v5
-// (the 4x1 micro-kernel: several results per thread, 256 threads).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 16,089 GFLOP/s (53% of cuBLAS), 4096^3 19,034 GFLOP/s (38% of cuBLAS);
-// f64 1024^3 8,529 GFLOP/s (22% of cuBLAS), 4096^3 9,227 GFLOP/s (17% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): 1-D thread tile, SGEMM v5.
+// Measurements and the comparison with rung 6: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -79,7 +76,7 @@ __device__ __forceinline__ void load_b_tile(T (&Bs)[kBK][kBN + kPad], const Gemm
 }
 
 // Stages 2 + 3, shared -> registers and multiply-accumulate over one k tile: one op(B) value per
-// k step cached in a register (seed 003's Btmp) and reused for the TM results of the column.
+// k step cached in a register and reused for the TM results of the column.
 template <class T>
 __device__ __forceinline__ void mac_tile(T (&acc)[kTM], const T (&As)[kBK][kBM + kPad],
                                          const T (&Bs)[kBK][kBN + kPad], int row, int col) {
@@ -129,10 +126,10 @@ __global__ void __launch_bounds__(kThreads) thread_tile_1d_kernel(GemmArgs<T> g,
 template <class T>
 void launch_thread_tile_1d(const GemmArgs<T>& g, cudaStream_t stream) {
     const LaunchGrid grid = tile_grid(ceil_div(g.m, kBM), ceil_div(g.n, kBN)); // m tiles on x
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        thread_tile_1d_kernel<T, TA, TB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreads), stream,
+                []<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    return thread_tile_1d_kernel<T, TA, TB>;
+                });
 }
 
 template void launch_thread_tile_1d<float>(const GemmArgs<float>&, cudaStream_t);

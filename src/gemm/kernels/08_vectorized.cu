@@ -17,12 +17,10 @@
 // inside the matrix: a vector that would cross the m, n or k edge is loaded element by element
 // with guards and zero fill, so an edge tile never reads outside the operand.
 // Changed from rung 7: only the global->shared load stage (and its run-time choice).
-// Seeds: 001 v6 (float4 global loads into shared memory), v7 (vload / 128-bit shared store).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 15,986 GFLOP/s (53% of cuBLAS), 4096^3 16,604 GFLOP/s (33% of cuBLAS);
-// f64 1024^3 9,390 GFLOP/s (24% of cuBLAS), 4096^3 9,967 GFLOP/s (18% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): SGEMM v6.
+// Measurements, the LDG.128 count and why float can be slower than rung 7: docs/ladder.md.
 
-#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 
 namespace gemmlab::detail {
@@ -204,7 +202,7 @@ __device__ __forceinline__ void load_tiles(T (&As)[kBK][kBM + kPad], T (&Bs)[kBK
 }
 
 // Stages 2 + 3, shared -> registers and multiply-accumulate over one k tile: one op(B) value per
-// k step cached in a register (seed 003's Btmp) and reused for the TM results of the column.
+// k step cached in a register and reused for the TM results of the column.
 template <class T>
 __device__ __forceinline__ void mac_tile(T (&acc)[kTM], const T (&As)[kBK][kBM + kPad],
                                          const T (&Bs)[kBK][kBN + kPad], int row, int col) {
@@ -266,12 +264,12 @@ void launch_vectorized(const GemmArgs<T>& g, cudaStream_t stream) {
     // storage) to start 16-byte aligned too: ld a multiple of the vector width.
     const bool vec_a = is_aligned(g.A, 16) && g.lda % kVec<T> == 0;
     const bool vec_b = is_aligned(g.B, 16) && g.ldb % kVec<T> == 0;
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        dispatch_vec(vec_a, vec_b, [&]<bool VA, bool VB>() {
-            vectorized_kernel<T, TA, TB, VA, VB><<<grid.dims, kThreads, 0, stream>>>(g, grid.swapped);
-        });
+    launch_rung(g, grid, dim3(kThreads), stream, [&]<bool TA, bool TB>(OpFlags<TA, TB>) {
+        RungKernel<T> kernel = nullptr;
+        dispatch_vec(vec_a, vec_b,
+                     [&]<bool VA, bool VB>() { kernel = vectorized_kernel<T, TA, TB, VA, VB>; });
+        return kernel;
     });
-    GEMMLAB_CHECK_LAUNCH();
 }
 
 template void launch_vectorized<float>(const GemmArgs<float>&, cudaStream_t);

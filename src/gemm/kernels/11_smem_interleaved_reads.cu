@@ -7,14 +7,13 @@
 // runs of 4 (float): rows 4t .. 4t+3 and 4t+64 .. 4t+67 (for double, four runs of 2 at stride
 // 32), and the same for columns. Now the 16 threads read 16 *adjacent* vectors: one contiguous
 // 256-byte span, no conflict. The arithmetic is unchanged; only which C elements a thread owns.
-// This is seed 000's "0, 1, +32, +33" read pattern that cut its 4-way LDS conflict to 2-way.
+// This is the "0, 1, +32, +33" read pattern of the DCU GEMM walk-through.
 // Changed from rung 10: the thread-tile layout (rows/columns tm*8 + i  ->  tm*V + r*16V + i),
 // in the fragment loads and in the epilogue; nothing else.
-// Seeds: 000 §3.5.7-3.5.8 (interleaved LDS reads, bank-conflict analysis).
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 15,325 GFLOP/s (51% of cuBLAS), 4096^3 40,244 GFLOP/s (81% of cuBLAS);
-// f64 1024^3 9,281 GFLOP/s (24% of cuBLAS), 4096^3 16,040 GFLOP/s (29% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): DCU GEMM 3.5.7-3.5.8.
+// Measurements and the bank-conflict counters of rungs 10 and 11: docs/ladder.md.
 
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"
 
@@ -97,13 +96,13 @@ __global__ void __launch_bounds__(kThreadsIl) smem_interleaved_reads_kernel(Gemm
 
 template <class T>
 void launch_smem_interleaved_reads(const GemmArgs<T>& g, cudaStream_t stream) {
-    const auto tg = tile::make_tile_grid(g.m, g.n, BlockIl::kM, BlockIl::kN);
+    const LaunchGrid grid = tile::make_tile_grid(g.m, g.n, BlockIl::kM, BlockIl::kN);
     const bool vec = tile::vector_ok(g);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) smem_interleaved_reads_kernel<T, TA, TB, true><<<tg.dims, kThreadsIl, 0, stream>>>(g, tg.swapped);
-        else smem_interleaved_reads_kernel<T, TA, TB, false><<<tg.dims, kThreadsIl, 0, stream>>>(g, tg.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreadsIl), stream,
+                [vec]<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    if (vec) return smem_interleaved_reads_kernel<T, TA, TB, true>;
+                    return smem_interleaved_reads_kernel<T, TA, TB, false>;
+                });
 }
 
 template void launch_smem_interleaved_reads<float>(const GemmArgs<float>&, cudaStream_t);

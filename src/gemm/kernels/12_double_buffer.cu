@@ -5,16 +5,16 @@
 // tile t+1 are issued into registers *before* the arithmetic on tile t, so their latency hides
 // behind 512 FMAs per thread; after the arithmetic the registers go into the *other* of two
 // shared-memory buffers. Because tile t+1 is written to a buffer nobody is reading, one barrier
-// per k tile suffices (it both publishes tile t+1 and retires tile t).
+// per k tile suffices (it both publishes tile t+1 and retires tile t). This is rung 4's register
+// prefetch ("read the next group before computing the current one") applied to the
+// shared-memory stage.
 // Changed from rung 11: two shared buffers instead of one, the global loads move ahead of the
 // multiply-accumulate, and one __syncthreads per k tile instead of two. Thread layout, tiles
 // and epilogue are rung 11's.
-// Seeds: 000 §3.5.5 (register prefetch: "read the next group before computing the current
-// one"), applied to the shared-memory stage as 000 §3.5.7 does with its doubled LDS.
-// Measured effect (H200, 2026-11-22, `gemmlab bench --dtype f32,f64` from scripts/gpu-check.sh,
-// row-major nn): f32 1024^3 18,416 GFLOP/s (61% of cuBLAS), 4096^3 43,889 GFLOP/s (88% of cuBLAS);
-// f64 1024^3 10,414 GFLOP/s (27% of cuBLAS), 4096^3 22,200 GFLOP/s (40% of cuBLAS). Comparison with the rung before it: docs/ladder.md.
+// Source (docs/sources.md): DCU GEMM 3.5.5, 3.5.7.
+// Measurements and the comparison with rung 11: docs/ladder.md.
 
+#include "gemm/kernels/cuda_core_launch.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"
 
@@ -110,13 +110,13 @@ __global__ void __launch_bounds__(kThreadsDb, sizeof(T) == 4 ? 2 : 1) double_buf
 
 template <class T>
 void launch_double_buffer(const GemmArgs<T>& g, cudaStream_t stream) {
-    const auto tg = tile::make_tile_grid(g.m, g.n, BlockDb::kM, BlockDb::kN);
+    const LaunchGrid grid = tile::make_tile_grid(g.m, g.n, BlockDb::kM, BlockDb::kN);
     const bool vec = tile::vector_ok(g);
-    dispatch_ops(g, [&]<bool TA, bool TB>() {
-        if (vec) double_buffer_kernel<T, TA, TB, true><<<tg.dims, kThreadsDb, 0, stream>>>(g, tg.swapped);
-        else double_buffer_kernel<T, TA, TB, false><<<tg.dims, kThreadsDb, 0, stream>>>(g, tg.swapped);
-    });
-    GEMMLAB_CHECK_LAUNCH();
+    launch_rung(g, grid, dim3(kThreadsDb), stream,
+                [vec]<bool TA, bool TB>(OpFlags<TA, TB>) -> RungKernel<T> {
+                    if (vec) return double_buffer_kernel<T, TA, TB, true>;
+                    return double_buffer_kernel<T, TA, TB, false>;
+                });
 }
 
 template void launch_double_buffer<float>(const GemmArgs<float>&, cudaStream_t);

@@ -10,33 +10,18 @@
 // The warp tile is also the unit a tuner varies: block, warp and thread tile shapes are
 // types (TileConfig<GemmShape<BM,BN,BK>, GemmShape<WM,WN,1>, GemmShape<TM,TN,1>, Stages> in
 // tile_configs.hpp), and the configurations are the explicit instantiations at the end of this
-// file: `auto` picks among them by shape, the registry row runs Cfg128x128x8.
+// file: `auto` picks among them by shape, the registry row runs the default configuration of
+// each type (128x256x16 for float, 128x64x8 for double).
 // Changed from rung 12: the thread -> C-element mapping (block -> warp -> lane instead of a
 // flat 16 x 16 grid) and tile shapes as template parameters; the register-staged double
 // buffer and its single barrier per k tile are rung 12's.
-// Seeds: public warp-tiling designs (CUTLASS's GemmShape hierarchy); builds on 000 §3.5.5-3.5.8.
-// Measured effect with the project's bench (H200, 2026-11-22, `gemmlab bench --dtype f32,f64`
-// from scripts/gpu-check.sh, row-major nn, default configuration): f32 1024^3 10,843 GFLOP/s (36% of cuBLAS), 4096^3 46,794 GFLOP/s (94% of cuBLAS);
-// f64 1024^3 18,518 GFLOP/s (48% of cuBLAS), 4096^3 22,651 GFLOP/s (41% of cuBLAS).
-// The per-configuration figures below come from a scratch sweep (not in the repository) of the
-// same kernels, used to choose the defaults and the auto rules:
-// Sweep (H200,  row-major NN, median of 21, 2026-11-22; the registry
-// row runs the fastest: 128x256x16 for float, 128x64x8 for double):
-//   f32 4096^3: 128x256x16 47.1 TFLOP/s (0.936x cuBLAS 50.4), 128x256x8 45.0, 128x128x8 41.0;
-//               rung 12 44.0 / 44.2 (two timings). 2048^3: 128x256x16 45.3 (0.935x), rung 12 42.9.
-//   f64 4096^3: 128x64x8 23.8, 128x128x16 23.5, 128x128x8 22.3; rung 12 22.2.
-// Warp tiling on rung 12's own 128x128x8 / 8x8 shape is NOT faster (41.0 vs 44.0 f32): ncu at
-// 4096^3 f32 (one launch each) shows the idea working where it was aimed, shared-memory load
-// bank conflicts 36,953 -> 5,827 and store conflicts 23,399 -> 950, 2.5% fewer instructions,
-// but warps wait longer on the fragment loads (short-scoreboard stall 0.49 -> 0.83 cycles per
-// issued instruction, dispatch stall 0.55 -> 0.77; FMA pipe 68.2% -> 64.5% active, 4.10 ->
-// 4.42 ms): with 64x32 warp tiles a warp's fragment reads cover fewer distinct vectors, so
-// they are cheaper but the FMAs of one k step depend on them sooner. What pays is what warp
-// tiles make expressible: a 64x64 warp tile of 8x16 thread tiles (128x256 block, one block per
-// SM at ~240 registers) reads 24 operands per 128 FMAs instead of 16 per 64, and BK = 16
-// halves the barriers that, with one block per SM, stall the whole SM.
-// Register check: -Xptxas=-warn-spills reports no spill and no local memory for any listed
-// configuration (float 128x128x16 spilled 100 bytes in its TT instantiation and is not listed).
+// Source (docs/sources.md): public warp-tiling designs (CUTLASS's GemmShape hierarchy).
+// Why warp tiles pay through the larger shapes they make expressible (a 64x64 warp tile of 8x16
+// thread tiles reads 24 operands per 128 FMAs instead of 16 per 64, and BK = 16 halves the
+// barriers of a one-block-per-SM kernel) rather than on rung 12's own 128x128x8 shape, with the
+// sweep and the profiler counters: docs/ladder.md.
+// Every listed configuration builds without spills or local memory (-Xptxas=-warn-spills); float
+// 128x128x16 spilled in its TT instantiation and is not listed.
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"

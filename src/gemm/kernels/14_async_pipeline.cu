@@ -16,37 +16,16 @@
 // so that the 4 lane columns of a read are 4 consecutive padded rows (no bank conflict). A
 // k-contiguous A (op T, off the hot path) is still transposed element by element (4- or 8-byte
 // cp.async) into rung 13's (BK, BM + pad) layout; an mn-contiguous operand moves in 16-byte
-// copies when aligned.
+// copies when aligned. The tile loader is cp_async_tile.cuh, shared with rungs 15-17.
 // Changed from rung 13: the global -> shared stage (cp.async into S buffers instead of
 // registers + stores into 2), one barrier per k tile kept; warp tiling, the A fragment reads,
 // the outer product and the epilogue are rung 13's.
-// Seeds: none (sm_80+ hardware); extends 000 §3.5.5's prefetch to a deeper queue.
-// Measured effect with the project's bench (H200, 2026-11-22, `gemmlab bench --dtype f32,f64`
-// from scripts/gpu-check.sh, row-major nn, default configuration): f32 1024^3 9,691 GFLOP/s (32% of cuBLAS), 4096^3 41,070 GFLOP/s (82% of cuBLAS);
-// f64 1024^3 18,979 GFLOP/s (49% of cuBLAS), 4096^3 23,202 GFLOP/s (42% of cuBLAS).
-// The per-configuration figures below come from a scratch sweep (not in the repository) of the
-// same kernels, used to choose the defaults and the auto rules:
-// Sweep (H200,  row-major NN, median of 21, 2026-11-22): SLOWER than
-// rungs 12-13 in float, level in double.
-//   f32 4096^3: 128x256x16 s3 41.1 TFLOP/s (registry row) vs rung 13's same tile 47.1 and rung 12
-//               44.0; 128x128x8 s4 36.4 vs 41.0 (13). 2048^3: 40.1 vs 45.3 (13).
-//   f64 4096^3: 128x64x16 s3 23.8 (registry row), 128x64x8 s4 23.5 vs rung 13 23.8, rung 12 22.2.
-// Why (measured, not guessed): (1) the 4-byte copies of B were not the cause: replacing them by
-// 16-byte copies into the mn-major tile moved 128x128x8 s4 from 38.0 (first bench, 4-byte
-// copies) to 36.4-36.5 TFLOP/s. (2) There was no memory latency left to hide: ncu at 4096^3 f32
-// (128x128 tiles, one launch each) gives a long-scoreboard stall of 0.00 (12), 0.01 (13),
-// 0.02 (14) cycles per issued instruction: rung 12's one-tile register prefetch already hides
-// global latency, so S-1 tiles in flight buy nothing. (3) What the pipeline costs is issue
-// slots: 14 executes 7% more instructions than 13 (2.654G vs 2.482G: copy address and
-// predicate arithmetic, cp.async groups, stage rotation) and its dispatch stall is 1.32 cycles
-// per issued instruction vs 0.77 (13) and 0.55 (12); the FMA pipe is active 56.7% of cycles vs
-// 64.5% (13), 68.2% (12); 4.97 vs 4.42 ms under ncu. (The mn-major B fragments also hold
-// TN x V values live, 32 registers at 8x8 float, which caps the 128-register, 2-block kernels.)
-// Bank conflicts are not it: 9,993 shared-load conflicts (13: 5,827; 12: 36,953) and 0 on stores.
-// In double, where DFMA at half rate leaves issue slots free, 14 matches 13 (23.8 vs 23.8).
-// Since 2026-11-23 the tile loader (cp_async_tile.cuh, shared with rungs 15-17) branches once
-// per tile instead of once per copy; the H100 bench of that day (docs/results/bench-h100.log):
-// f32 4096^3 38,690 GFLOP/s (0.75x cuBLAS; rung 13: 47,005), f64 23,199 (0.42x; rung 13: 22,310).
+// Source (docs/sources.md): sm_80+ cp.async.
+// Where this pays and where it does not: rung 12's one-tile register prefetch already hides the
+// global latency of these shapes, so in float the pipeline's extra instructions (copy addresses,
+// predicates, groups, stage rotation) cost issue slots that the FMAs need, while in double, where
+// the FMAs leave issue slots free, it matches or passes rung 13. The measurements and the
+// profiler counters behind this: docs/ladder.md.
 
 #include <cstdint>
 

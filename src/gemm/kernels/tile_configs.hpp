@@ -1,8 +1,8 @@
 #pragma once
 // Tile configurations of the warp-tiled rungs (13 warp_tile, 14 async_pipeline) as types, and
 // their per-configuration launchers. The configurations that exist are exactly the explicit
-// instantiations listed at the end of 13_warp_tile.cu and 14_async_pipeline.cu (STYLE.md item 2:
-// no tile size is ever edited in place); `auto` (src/gemm/auto_select.cu) picks among them by
+// instantiations listed at the end of 13_warp_tile.cu and 14_async_pipeline.cu (no tile size
+// is ever edited in place); `auto` (src/gemm/auto_select.cu) picks among them by
 // shape, and each rung's registry launcher uses its default configuration.
 
 #include "gemm/problem.hpp"

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The distributed layer's GPU run (issue 32), on a host with 2 or more GPUs; builds nothing.
+#   scripts/dist-check.sh OUTDIR [STEP...]
+#   STEP: cpu tests faults big scaling tp mpi   (default: all of them, in that order)
+#   cpu      test_dist_cpu (index math, checks, agreement; no GPU)
+#   tests    test_dist_gpu without the fault and big tests: dist::gemm on every type, grid,
+#            distribution and layout bitwise against single-GPU gemmlab (integers) and within the
+#            bound of a CPU reference (uniform), both tensor-parallel patterns, mismatches, the
+#            single-process form
+#   faults   a rank that dies, a rank that aborts: the others fail within their timeout
+#   big      a double product whose operands exceed one GPU, across all GPUs, sampled vs the CPU
+#   scaling  32768^3 BF16 and double: single-GPU gemmlab, then dist::gemm on 1..N GPUs
+#   tp       all-gather+GEMM and GEMM+reduce-scatter, 8192 tokens, hidden 8192, MLP 28672, TP = N
+#   mpi      one row through mpirun -np N gemmlab_dist_bench_mpi (skipped without mpirun)
+# BUILD_DIR (default build/device) holds the build (tests/dist, tools/dist_bench); GPUS (default
+# all visible) the GPU count N; SCALING_SIZE (32768), SCALING_DTYPES (bf16,f64),
+# TP_DTYPES (bf16) change the rows. Every step runs under `timeout`, all of them inside
+# DIST_CHECK_BUDGET seconds (540); the log of each is in
+# OUTDIR, and the summary at the end lists each step's exit code and the lines the issue's
+# targets read. NVLink multicast stays off: NCCL_NVLS_ENABLE=0 for everything started here.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: scripts/dist-check.sh OUTDIR [STEP...]}
+shift
+steps=("$@")
+((${#steps[@]})) || steps=(cpu tests faults big scaling tp mpi)
+build=${BUILD_DIR:-build/device}
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+export NCCL_NVLS_ENABLE=0
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
+
+# A build made on another machine records its absolute source path; ctest-style tools need it.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+if [[ -n "$src" && ! -e "$src" ]]; then
+  mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"
+fi
+
+cpu_test="$build/tests/dist/test_dist_cpu"
+gpu_test="$build/tests/dist/test_dist_gpu"
+bench="$build/tools/dist_bench/gemmlab_dist_bench"
+bench_mpi="$build/tools/dist_bench/gemmlab_dist_bench_mpi"
+
+ngpu=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
+N=${GPUS:-$ngpu}
+gpu_list="1"
+for p in 2 4 8; do ((p <= N)) && gpu_list+=",$p"; done
+export GEMMLAB_DIST_TEST_RANKS=$N
+
+{
+  echo "dist-check: $(date -u +%FT%TZ) on $(hostname), $ngpu GPUs visible, using N=$N"
+  nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv 2>&1
+  nvidia-smi topo -m 2>&1 | head -20
+  echo "build: $build ($(git rev-parse --short HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files)"
+  echo "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
+} | tee "$out/environment.txt"
+
+# The whole run stays inside DIST_CHECK_BUDGET seconds (default 540: one 10-minute device call):
+# each step's timeout is cut to what is left.
+budget=${DIST_CHECK_BUDGET:-540}
+declare -A result
+run_step() { # name, seconds, log, command...
+  local name=$1 limit=$2 log=$3
+  shift 3
+  local t0=$SECONDS left=$((budget - SECONDS - 5))
+  if ((left < 20)); then
+    echo "== $name: skipped, the ${budget}s budget is spent" | tee -a "$out/dist-check.log"
+    result[$name]=125
+    return
+  fi
+  ((limit > left)) && limit=$left
+  echo "== $name (timeout ${limit}s): $*" | tee -a "$out/dist-check.log"
+  timeout -k 10 "$limit" "$@" >"$log" 2>&1
+  local rc=$?
+  result[$name]=$rc
+  ((rc == 124 || rc == 137)) && echo "   TIMED OUT" | tee -a "$out/dist-check.log"
+  echo "   exit $rc after $((SECONDS - t0)) s (log: $log)" | tee -a "$out/dist-check.log"
+}
+
+need() { # file
+  if [[ ! -x "$1" ]]; then
+    echo "dist-check: $1 not found (configure with NCCL present and build the dist targets)" | tee -a "$out/dist-check.log"
+    return 1
+  fi
+}
+
+for step in "${steps[@]}"; do
+  case $step in
+    cpu)
+      need "$cpu_test" && run_step cpu 60 "$out/cpu.log" "$cpu_test" ;;
+    tests)
+      need "$gpu_test" && run_step tests 180 "$out/tests.log" "$gpu_test" \
+        --gtest_filter='-*DeadRank*:*AbortedRank*:*LargerThanOneGpu*' ;;
+    faults)
+      need "$gpu_test" && run_step faults 100 "$out/faults.log" "$gpu_test" \
+        --gtest_filter='*DeadRank*:*AbortedRank*' ;;
+    big)
+      need "$gpu_test" && run_step big 150 "$out/big.log" env GEMMLAB_DIST_BIG=1 "$gpu_test" \
+        --gtest_filter='*LargerThanOneGpu*' ;;
+    scaling)
+      need "$bench" && run_step scaling 240 "$out/scaling.log" "$bench" --case gemm \
+        --dtype "${SCALING_DTYPES:-bf16,f64}" --size "${SCALING_SIZE:-32768}" --gpus "$gpu_list" \
+        --reps 3 --warmup 1 --check-samples 8 ;;
+    tp)
+      need "$bench" && run_step tp 90 "$out/tp.log" "$bench" --case tp --dtype "${TP_DTYPES:-bf16}" \
+        --tokens 8192 --hidden 8192 --mlp 28672 --gpus "$N" --reps 5 --warmup 2 ;;
+    mpi)
+      if command -v mpirun >/dev/null && [[ -x "$bench_mpi" ]]; then
+        run_step mpi 60 "$out/mpi.log" mpirun --allow-run-as-root --oversubscribe -np "$N" \
+          -x NCCL_NVLS_ENABLE=0 -x NCCL_DEBUG "$bench_mpi" --case gemm --dtype bf16 --size 8192 \
+          --reps 3 --warmup 1 --check-samples 8
+      else
+        echo "== mpi: skipped (mpirun or $bench_mpi absent)" | tee -a "$out/dist-check.log"
+      fi ;;
+    *) echo "dist-check: unknown step $step" >&2 ;;
+  esac
+done
+
+{
+  echo
+  echo "== summary ($(date -u +%FT%TZ), N=$N)"
+  for step in "${steps[@]}"; do
+    [[ -n "${result[$step]+x}" ]] && printf '  %-8s exit %s\n' "$step" "${result[$step]}"
+  done
+  for f in cpu tests faults big; do
+    [[ -f "$out/$f.log" ]] && grep -hE '^\[  (PASSED|FAILED|SKIPPED) \]|tests? ran' "$out/$f.log" | sed "s/^/  $f: /"
+  done
+  [[ -f "$out/tests.log" ]] && grep -hE 'cases .* entries compared|tensor parallel:|-> .*(Mismatch|InvalidArgument)' "$out/tests.log" | sort -u | head -12 | sed 's/^/  tests: /'
+  [[ -f "$out/faults.log" ]] && grep -hE 'a peer (died|aborted) ->|(dead|aborted) rank:' "$out/faults.log" | sed 's/^/  faults: /'
+  [[ -f "$out/big.log" ]] && grep -hE 'GB together|sampled entries' "$out/big.log" | sed 's/^/  big: /'
+  for f in scaling tp mpi; do
+    [[ -f "$out/$f.log" ]] && grep -hE 'single_gpu_gemmlab|rank=all.*schedule=overlapped|summary|check_all' "$out/$f.log" | sed "s/^/  $f: /"
+  done
+} | tee "$out/summary.txt"
+fail=0
+for step in "${!result[@]}"; do ((result[$step] != 0)) && fail=1; done
+exit $fail

@@ -1,0 +1,433 @@
+// dist::Communicator: creation (unique id, all local GPUs), the non-blocking waits, abort.
+
+#include "dist/comm.hpp"
+
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+namespace gemmlab::dist {
+
+const char* disable_nvls_unless_set() noexcept {
+    // The multi-GPU hosts are shared: NVLink SHARP / multicast stays off unless the user asked.
+    setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
+    return std::getenv("NCCL_NVLS_ENABLE");
+}
+
+ncclConfig_t nonblocking_config() {
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 0;
+    return cfg;
+}
+
+namespace {
+
+double timeout_from(const CommOptions& o) {
+    if (o.timeout_s > 0) return o.timeout_s;
+    if (const char* v = std::getenv("GEMMLAB_DIST_TIMEOUT_S")) {
+        const double t = std::atof(v);
+        if (t > 0) return t;
+    }
+    return 300;
+}
+
+std::string nccl_text(ncclResult_t r, ncclComm_t c) {
+    std::string msg = ncclGetErrorString(r);
+    const char* last = c ? ncclGetLastError(c) : ncclGetLastError(nullptr);
+    if (last && *last) msg += std::string(" (") + last + ")";
+    return msg;
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------------ Impl
+
+Communicator::Impl::~Impl() {
+    DeviceScope scope(device);
+    if (!aborted) {
+        // Finalize flushes this rank's NCCL work; bounded like every other wait, and an abort
+        // when it does not finish (a dead peer must not hang a destructor).
+        const auto dl = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(std::min(timeout_s, 30.0)));
+        bool clean = true;
+        auto finish = [&](ncclComm_t c) {
+            if (!c) return;
+            const ncclResult_t r = ncclCommFinalize(c);
+            if (r != ncclSuccess && r != ncclInProgress) {
+                clean = false;
+                return;
+            }
+            ncclResult_t st = ncclInProgress;
+            while (clean && ncclCommGetAsyncError(c, &st) == ncclSuccess && st == ncclInProgress) {
+                if (Clock::now() > dl) clean = false;
+                std::this_thread::sleep_for(std::chrono::microseconds(100));
+            }
+            if (st != ncclSuccess) clean = false;
+        };
+        for (auto& [key, g] : grids) {
+            finish(g.row);
+            finish(g.col);
+        }
+        finish(comm);
+        for (auto& [key, g] : grids) {
+            for (ncclComm_t c : {g.row, g.col})
+                if (c) clean ? ncclCommDestroy(c) : ncclCommAbort(c);
+        }
+        if (comm) clean ? ncclCommDestroy(comm) : ncclCommAbort(comm);
+    }
+    for (auto& [id, b] : buffers)
+        if (b.first) cudaFree(b.first);
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+    for (cudaStream_t s : comm_stream)
+        if (s) cudaStreamDestroy(s);
+    if (host_wire) cudaFreeHost(host_wire);
+}
+
+Status Communicator::Impl::init_resources() {
+    int lo = 0, hi = 0;
+    if (Status s = cuda(cudaDeviceGetStreamPriorityRange(&lo, &hi), "cudaDeviceGetStreamPriorityRange");
+        s != Status::Success)
+        return s;
+    for (cudaStream_t& st : comm_stream)
+        if (Status s = cuda(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, hi),
+                            "cudaStreamCreateWithPriority");
+            s != Status::Success)
+            return s;
+    return cuda(cudaMallocHost(reinterpret_cast<void**>(&host_wire),
+                               sizeof(int64_t) * (2 * detail::Fingerprint::capacity + 2)),
+                "cudaMallocHost");
+}
+
+Status Communicator::Impl::fail(Status s, const std::string& msg) {
+    if (!aborted) {
+        for (auto& [key, g] : grids) {
+            if (g.row) ncclCommAbort(g.row);
+            if (g.col) ncclCommAbort(g.col);
+        }
+        grids.clear();
+        if (comm) ncclCommAbort(comm);
+        aborted = true;
+    }
+    detail::set_error("rank " + std::to_string(rank) + " of " + std::to_string(nranks) + ": " + msg +
+                      (s == Status::Aborted ? "" : "; the communicator is aborted"));
+    return s;
+}
+
+Status Communicator::Impl::cuda(cudaError_t e, const char* what) {
+    if (e == cudaSuccess) return Status::Success;
+    cudaGetLastError(); // clear a non-sticky error
+    const Status s = e == cudaErrorMemoryAllocation ? Status::OutOfMemory : Status::CudaError;
+    return fail(s, std::string(what) + " failed: " + cudaGetErrorString(e));
+}
+
+Status Communicator::Impl::wait_ready(ncclComm_t c, const char* what, Clock::time_point dl) {
+    for (int spin = 0;; ++spin) {
+        ncclResult_t st = ncclSuccess;
+        const ncclResult_t r = ncclCommGetAsyncError(c, &st);
+        if (r != ncclSuccess) return fail(Status::NcclError, std::string(what) + ": " + nccl_text(r, c));
+        if (st == ncclSuccess) return Status::Success;
+        if (st != ncclInProgress)
+            return fail(Status::NcclError, std::string(what) + ": " + nccl_text(st, c));
+        if (Clock::now() > dl)
+            return fail(Status::Timeout, std::string(what) + " did not complete within " +
+                                             std::to_string(timeout_s) + " s");
+        if (spin > 100) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+}
+
+Status Communicator::Impl::nccl(ncclResult_t r, ncclComm_t c, const char* what, Clock::time_point dl) {
+    if (r == ncclSuccess) return Status::Success;
+    if (r == ncclInProgress) return wait_ready(c, what, dl);
+    return fail(Status::NcclError, std::string(what) + " failed: " + nccl_text(r, c));
+}
+
+Status Communicator::Impl::poll_async_errors() {
+    auto check = [&](ncclComm_t c) -> Status {
+        if (!c) return Status::Success;
+        ncclResult_t st = ncclSuccess;
+        if (ncclCommGetAsyncError(c, &st) != ncclSuccess || (st != ncclSuccess && st != ncclInProgress))
+            return fail(Status::NcclError, "NCCL reported an asynchronous error: " + nccl_text(st, c));
+        return Status::Success;
+    };
+    if (Status s = check(comm); s != Status::Success) return s;
+    for (auto& [key, g] : grids) {
+        if (Status s = check(g.row); s != Status::Success) return s;
+        if (Status s = check(g.col); s != Status::Success) return s;
+    }
+    return Status::Success;
+}
+
+Status Communicator::Impl::wait_event(cudaEvent_t e, Clock::time_point dl) {
+    for (int spin = 0;; ++spin) {
+        const cudaError_t q = cudaEventQuery(e);
+        if (q == cudaSuccess) return Status::Success;
+        if (q != cudaErrorNotReady) return cuda(q, "waiting for the GPU (cudaEventQuery)");
+        if (Status s = poll_async_errors(); s != Status::Success) return s;
+        if (Clock::now() > dl)
+            return fail(Status::Timeout,
+                        "the collective did not complete within " + std::to_string(timeout_s) +
+                            " s (a peer died, hangs, or did not make the same call)");
+        if (spin > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
+cudaEvent_t Communicator::Impl::event(size_t i) {
+    while (events.size() <= i) {
+        cudaEvent_t e = nullptr;
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) return nullptr;
+        events.push_back(e);
+    }
+    return events[i];
+}
+
+Status Communicator::Impl::buffer(Buffer id, size_t bytes, cudaStream_t stream, void** out) {
+    auto& b = buffers[id];
+    if (b.second < bytes) {
+        // Stream-ordered: no device-wide synchronization (cudaFree would wait for every stream,
+        // and a hung peer's NCCL kernel with it).
+        if (b.first) {
+            if (Status s = cuda(cudaFreeAsync(b.first, stream), "cudaFreeAsync"); s != Status::Success) return s;
+            b = {nullptr, 0};
+        }
+        void* p = nullptr;
+        if (Status s = cuda(cudaMallocAsync(&p, bytes, stream), "cudaMallocAsync (dist workspace)");
+            s != Status::Success)
+            return s;
+        b = {p, bytes};
+        // Defined contents (the timing-only schedules read slots no broadcast filled).
+        if (Status s = cuda(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync"); s != Status::Success)
+            return s;
+    }
+    *out = b.first;
+    return Status::Success;
+}
+
+Status Communicator::Impl::grid_comms(const Grid& grid, GridComms** out, Clock::time_point dl) {
+    auto it = grids.find({grid.rows, grid.cols});
+    if (it == grids.end()) {
+        GridComms g;
+        const int r = grid.row_of(rank), c = grid.col_of(rank);
+        ncclConfig_t cfg = nonblocking_config();
+        // Every rank splits twice, in the same order; a dimension of 1 needs no communicator.
+        if (grid.cols > 1) {
+            if (Status s = nccl(ncclCommSplit(comm, r, c, &g.row, &cfg), comm, "ncclCommSplit (grid rows)", dl);
+                s != Status::Success)
+                return s;
+            if (Status s = wait_ready(g.row, "ncclCommSplit (grid rows)", dl); s != Status::Success) return s;
+        }
+        if (grid.rows > 1) {
+            cfg = nonblocking_config();
+            if (Status s = nccl(ncclCommSplit(comm, c, r, &g.col, &cfg), comm, "ncclCommSplit (grid columns)", dl);
+                s != Status::Success)
+                return s;
+            if (Status s = wait_ready(g.col, "ncclCommSplit (grid columns)", dl); s != Status::Success) return s;
+        }
+        it = grids.emplace(std::make_pair(grid.rows, grid.cols), g).first;
+    }
+    *out = &it->second;
+    return Status::Success;
+}
+
+Status Communicator::Impl::agree(detail::Fingerprint& mine, Clock::time_point dl) {
+    const int n = mine.wire_count();
+    mine.to_wire(host_wire);
+    void* d = nullptr;
+    cudaStream_t st = comm_stream[0];
+    if (Status s = buffer(Buffer::Fingerprint, sizeof(int64_t) * n, st, &d); s != Status::Success) return s;
+    if (Status s = cuda(cudaMemcpyAsync(d, host_wire, sizeof(int64_t) * n, cudaMemcpyHostToDevice, st),
+                        "cudaMemcpyAsync (fingerprint)");
+        s != Status::Success)
+        return s;
+    if (Status s = nccl(ncclAllReduce(d, d, n, ncclInt64, ncclMax, comm, st), comm,
+                        "ncclAllReduce (the ranks' agreement on the call)", dl);
+        s != Status::Success)
+        return s;
+    if (Status s = cuda(cudaMemcpyAsync(host_wire, d, sizeof(int64_t) * n, cudaMemcpyDeviceToHost, st),
+                        "cudaMemcpyAsync (fingerprint)");
+        s != Status::Success)
+        return s;
+    cudaEvent_t done = event(0);
+    if (!done) return cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    if (Status s = cuda(cudaEventRecord(done, st), "cudaEventRecord"); s != Status::Success) return s;
+    if (Status s = wait_event(done, dl); s != Status::Success) return s;
+    return detail::decide(mine, host_wire);
+}
+
+Status Communicator::Impl::usable() const {
+    if (aborted) {
+        detail::set_error("rank " + std::to_string(rank) +
+                          ": the communicator was aborted by an earlier failure or abort(); make a new one");
+        return Status::Aborted;
+    }
+    return Status::Success;
+}
+
+// ------------------------------------------------------------------------------ Communicator
+
+Communicator::Communicator() = default;
+Communicator::~Communicator() = default;
+Communicator::Communicator(Communicator&&) noexcept = default;
+Communicator& Communicator::operator=(Communicator&&) noexcept = default;
+
+bool Communicator::valid() const noexcept { return impl_ && impl_->comm; }
+int Communicator::rank() const noexcept { return impl_ ? impl_->rank : -1; }
+int Communicator::size() const noexcept { return impl_ ? impl_->nranks : 0; }
+int Communicator::device() const noexcept { return impl_ ? impl_->device : -1; }
+bool Communicator::aborted() const noexcept { return impl_ && impl_->aborted; }
+double Communicator::timeout_s() const noexcept { return impl_ ? impl_->timeout_s : 0; }
+void Communicator::set_timeout_s(double seconds) noexcept {
+    if (impl_ && seconds > 0) impl_->timeout_s = seconds;
+}
+void* Communicator::nccl_comm() const noexcept { return impl_ ? impl_->comm : nullptr; }
+
+Status Communicator::abort() {
+    if (!impl_) return Status::Success;
+    DeviceScope scope(impl_->device);
+    impl_->fail(Status::Aborted, "abort() was called");
+    return Status::Success;
+}
+
+Status Communicator::wait(cudaStream_t stream) {
+    if (!valid()) {
+        detail::set_error("the communicator is empty (not created)");
+        return Status::InvalidArgument;
+    }
+    if (Status s = impl_->usable(); s != Status::Success) return s;
+    DeviceScope scope(impl_->device);
+    cudaEvent_t e = impl_->event(1);
+    if (Status s = impl_->cuda(cudaEventRecord(e, stream), "cudaEventRecord"); s != Status::Success) return s;
+    return impl_->wait_event(e, impl_->deadline());
+}
+
+Status get_unique_id(UniqueId& id) {
+    static_assert(sizeof(UniqueId) == sizeof(ncclUniqueId), "UniqueId must hold an ncclUniqueId");
+    disable_nvls_unless_set();
+    ncclUniqueId nid;
+    const ncclResult_t r = ncclGetUniqueId(&nid);
+    if (r != ncclSuccess) {
+        detail::set_error(std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(r));
+        return Status::NcclError;
+    }
+    std::memcpy(id.bytes, &nid, sizeof nid);
+    detail::clear_error();
+    return Status::Success;
+}
+
+namespace {
+
+Status check_rank_args(int nranks, int rank, int device) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        detail::set_error("no CUDA device is visible");
+        return Status::CudaError;
+    }
+    if (nranks < 1 || rank < 0 || rank >= nranks) {
+        detail::set_error("rank " + std::to_string(rank) + " of " + std::to_string(nranks) +
+                          " is not a rank (0 <= rank < nranks, nranks >= 1)");
+        return Status::InvalidArgument;
+    }
+    if (device < 0 || device >= count) {
+        detail::set_error("device " + std::to_string(device) + " is not one of the " +
+                          std::to_string(count) + " visible devices");
+        return Status::InvalidArgument;
+    }
+    return Status::Success;
+}
+
+} // namespace
+
+Status Communicator::create(Communicator& out, const UniqueId& id, int nranks, int rank, int device,
+                            const CommOptions& options) {
+    disable_nvls_unless_set();
+    if (Status s = check_rank_args(nranks, rank, device); s != Status::Success) return s;
+    DeviceScope scope(device);
+    auto impl = std::make_unique<Impl>();
+    impl->rank = rank;
+    impl->nranks = nranks;
+    impl->device = device;
+    impl->timeout_s = timeout_from(options);
+    ncclUniqueId nid;
+    std::memcpy(&nid, id.bytes, sizeof nid);
+    ncclConfig_t cfg = nonblocking_config();
+    const auto dl = impl->deadline();
+    ncclComm_t c = nullptr;
+    const ncclResult_t r = ncclCommInitRankConfig(&c, nranks, nid, rank, &cfg);
+    impl->comm = c;
+    if (Status s = impl->nccl(r, c, "ncclCommInitRankConfig", dl); s != Status::Success) return s;
+    if (r == ncclSuccess)
+        if (Status s = impl->wait_ready(c, "ncclCommInitRankConfig", dl); s != Status::Success) return s;
+    if (Status s = impl->init_resources(); s != Status::Success) return s;
+    out.impl_ = std::move(impl);
+    detail::clear_error();
+    return Status::Success;
+}
+
+Status Communicator::create_all_local(std::vector<Communicator>& out, const std::vector<int>& devices_in,
+                                      const CommOptions& options) {
+    disable_nvls_unless_set();
+    std::vector<int> devices = devices_in;
+    if (devices.empty()) {
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+            cudaGetLastError();
+            detail::set_error("no CUDA device is visible");
+            return Status::CudaError;
+        }
+        for (int d = 0; d < count; ++d) devices.push_back(d);
+    }
+    const int n = int(devices.size());
+    for (int i = 0; i < n; ++i)
+        if (Status s = check_rank_args(n, i, devices[i]); s != Status::Success) return s;
+    UniqueId id;
+    if (Status s = get_unique_id(id); s != Status::Success) return s;
+    ncclUniqueId nid;
+    std::memcpy(&nid, id.bytes, sizeof nid);
+
+    std::vector<std::unique_ptr<Impl>> impls(n);
+    int previous = 0;
+    cudaGetDevice(&previous);
+    // One thread creates every rank: ncclCommInitRankConfig inside a group, as NCCL requires.
+    ncclResult_t r = ncclGroupStart();
+    for (int i = 0; i < n && r == ncclSuccess; ++i) {
+        impls[i] = std::make_unique<Impl>();
+        impls[i]->rank = i;
+        impls[i]->nranks = n;
+        impls[i]->device = devices[i];
+        impls[i]->timeout_s = timeout_from(options);
+        cudaSetDevice(devices[i]);
+        ncclConfig_t cfg = nonblocking_config();
+        r = ncclCommInitRankConfig(&impls[i]->comm, n, nid, i, &cfg);
+    }
+    const ncclResult_t g = ncclGroupEnd();
+    if (r == ncclSuccess) r = g;
+    cudaSetDevice(previous);
+    if (r != ncclSuccess && r != ncclInProgress) {
+        for (auto& im : impls)
+            if (im && im->comm) im->fail(Status::NcclError, "ncclCommInitRankConfig (all local)");
+        detail::set_error(std::string("ncclCommInitRankConfig (all local GPUs) failed: ") + ncclGetErrorString(r));
+        return Status::NcclError;
+    }
+    for (auto& im : impls) {
+        DeviceScope scope(im->device);
+        if (Status s = im->wait_ready(im->comm, "ncclCommInitRankConfig (all local)", im->deadline());
+            s != Status::Success) {
+            const std::string msg = last_error();
+            for (auto& other : impls) other->fail(s, "another local rank failed to start");
+            detail::set_error(msg);
+            return s;
+        }
+        if (Status s = im->init_resources(); s != Status::Success) return s;
+    }
+    out.clear();
+    for (auto& im : impls) {
+        Communicator c;
+        c.impl_ = std::move(im);
+        out.push_back(std::move(c));
+    }
+    detail::clear_error();
+    return Status::Success;
+}
+
+} // namespace gemmlab::dist
