@@ -20,6 +20,7 @@ bench_args() { # set name -> gemmlab bench arguments
     f32) echo "--dtype f32 --kernels cublas,tf32x3,wgmma_tf32x3,auto --sizes 4096,8192 --op nn,tn" ;;
     f64) echo "--dtype f64 --kernels cublas,dmma,auto --sizes 4096,8192" ;;
     cuda-cores) echo "--dtype f32,f64 --kernels cublas,1,2,3,4,5,6,7,8,9,10,11,12,13,14 --sizes 2048" ;;
+    half-medium) echo "--dtype bf16,f16 --kernels cublas,tma,warp_specialized,persistent,auto --sizes 1024,2048" ;;
     mixed) echo "--dtype f32,bf16 --kernels cublas,auto --reps 5 --min-time 50 --op nn,tn --shapes 128x128x128,512x512x512,1024x1024x1024,1000x1000x1000,4095x4097x1023,8192x256x4096,6144x1536x2048,512x512x16384" ;;
     *) echo "ab-bench: unknown set $1" >&2; exit 2 ;;
   esac
