@@ -10,58 +10,76 @@ namespace gemmlab {
 namespace detail {
 namespace {
 
-// A CUDA-core rung in float and double; native_batch: its kernel loops over a strided batch
-// itself (KernelInfo::native_batch).
-#define GEMMLAB_RUNG_B(number, name, technique, seeds, native_batch)                               \
+/// What a row says about a rung beyond its types, named so that a row reads as words: which
+/// instructions it needs (KernelInfo::needs_sm90a) and whether it covers a strided batch in one
+/// launch (KernelInfo::native_batch).
+enum class Needs { Build, Sm90a };
+enum class Batch { PerProduct, Native };
+
+constexpr KernelInfo gpu_rung(int number, std::string_view name, std::string_view technique,
+                              std::string_view sources, TypeSet types, Precision precision,
+                              Engine engine, Needs needs, int min_cc, Batch batch) {
+    return KernelInfo{.number = number,
+                      .name = name,
+                      .technique = technique,
+                      .sources = sources,
+                      .types = types,
+                      .precision = precision,
+                      .engine = engine,
+                      .device = Device::Gpu,
+                      .needs_sm90a = needs == Needs::Sm90a,
+                      .min_compute_capability = min_cc,
+                      .native_batch = batch == Batch::Native};
+}
+
+// A CUDA-core rung in float and double.
+#define GEMMLAB_RUNG_B(number, name, technique, sources, batch)                                    \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, types_of(true, true), Precision::Default,      \
-                   Engine::CudaCores, Device::Gpu, false, 0, native_batch},                        \
+        gpu_rung(number, #name, technique, sources, types_of(true, true), Precision::Default,      \
+                 Engine::CudaCores, Needs::Build, 0, batch),                                       \
             &launch_typed<&launch_##name<float>, &launch_##name<double>>                           \
     }
-#define GEMMLAB_RUNG(number, name, technique, seeds) GEMMLAB_RUNG_B(number, name, technique, seeds, false)
+#define GEMMLAB_RUNG(number, name, technique, sources)                                             \
+    GEMMLAB_RUNG_B(number, name, technique, sources, Batch::PerProduct)
 
 // A tensor-core rung with the math `precision` in the types it lists (F32 / F64 launchers or
-// nullptr); needs_sm90a: it uses Hopper-only instructions.
-// min_cc: the lowest compute capability (10 * major + minor) whose instructions it uses.
-// native_batch: its kernel covers a strided batch itself (mma_tile.cuh does; rungs 25-26 do not).
-#define GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, needs_sm90a, min_cc, \
-                           native_batch)                                                           \
+// nullptr); min_cc: the lowest compute capability (10 * major + minor) whose instructions it
+// uses (0: any the build targets).
+#define GEMMLAB_TC_RUNG_ON(number, name, technique, sources, precision, f32, f64, needs, min_cc,   \
+                           batch)                                                                  \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, (typed_types<f32, f64>()),                    \
-                   precision, Engine::TensorCores, Device::Gpu, needs_sm90a, min_cc, native_batch}, \
+        gpu_rung(number, #name, technique, sources, (typed_types<f32, f64>()), precision,          \
+                 Engine::TensorCores, needs, min_cc, batch),                                       \
             &launch_typed<f32, f64>                                                                \
     }
-#define GEMMLAB_TC_RUNG(number, name, technique, seeds, precision, f32, f64)                      \
-    GEMMLAB_TC_RUNG_ON(number, name, technique, seeds, precision, f32, f64, false, 0, true)
+#define GEMMLAB_TC_RUNG(number, name, technique, sources, precision, f32, f64)                    \
+    GEMMLAB_TC_RUNG_ON(number, name, technique, sources, precision, f32, f64, Needs::Build, 0,     \
+                       Batch::Native)
 
 // A half-precision rung on `engine`: BF16 and FP16 inputs, C in the input type or float, FP32
 // accumulation; launch_<name><TIn, TOut> instantiated for the four pairs in its own file.
-// needs_sm90a: it uses Hopper-only instructions (wgmma, TMA, setmaxnreg, clusters).
-// native_batch: its kernel loops over a strided batch itself (KernelInfo::native_batch).
-#define GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, engine, needs_sm90a, native_batch)   \
+#define GEMMLAB_HALF_RUNG_ON(number, name, technique, sources, engine, needs, batch)              \
     Rung {                                                                                         \
-        KernelInfo{number, #name, technique, seeds, kHalfTypes, Precision::Default, engine,        \
-                   Device::Gpu, needs_sm90a, 0, native_batch},                                     \
+        gpu_rung(number, #name, technique, sources, kHalfTypes, Precision::Default, engine, needs, \
+                 0, batch),                                                                        \
             &launch_half<&launch_##name<__nv_bfloat16, __nv_bfloat16>,                             \
                          &launch_##name<__nv_bfloat16, float>, &launch_##name<__half, __half>,     \
                          &launch_##name<__half, float>>                                            \
     }
 
 // A half-precision tensor-core rung.
-#define GEMMLAB_HALF_RUNG(number, name, technique, seeds, needs_sm90a, native_batch)               \
-    GEMMLAB_HALF_RUNG_ON(number, name, technique, seeds, Engine::TensorCores, needs_sm90a,         \
-                         native_batch)
+#define GEMMLAB_HALF_RUNG(number, name, technique, sources, needs, batch)                          \
+    GEMMLAB_HALF_RUNG_ON(number, name, technique, sources, Engine::TensorCores, needs, batch)
 
 constexpr TypeSet kAllTypes = type_set({DataType::F32, DataType::F64, DataType::BF16, DataType::F16});
 
 const Rung kRungs[] = {
-    Rung{KernelInfo{0, "cublas",
+    Rung{gpu_rung(0, "cublas",
                     "cuBLAS SGEMM/DGEMM: true FP32/FP64 math, or TF32 when the call's precision "
                     "allows it (CUBLAS_COMPUTE_32F_FAST_TF32); BF16/FP16 by cublasGemmEx with "
                     "FP32 compute: the yardstick",
-                    "-", kAllTypes,
-                    Precision::Default, Engine::Library, Device::Gpu, false, 0,
-                    /*native_batch=*/true},
+                    "-", kAllTypes, Precision::Default, Engine::Library, Needs::Build, 0,
+                    Batch::Native),
          &launch_cublas},
     GEMMLAB_RUNG(1, naive, "one thread per C element, warp laid across C's columns (uncoalesced)",
                  "SGEMM v1"),
@@ -110,17 +128,17 @@ const Rung kRungs[] = {
     GEMMLAB_RUNG_B(13, warp_tile,
                  "as 12, block tile cut into warp tiles (f32 128x256x16: 2x4 warps of 64x64), lanes "
                  "tile their warp's tile; block/warp/thread shapes as template types",
-                 "public warptiling designs", true),
+                 "public warptiling designs", Batch::Native),
     GEMMLAB_RUNG_B(14, async_pipeline,
                  "as 13, global->shared copies by cp.async (zero-filling at edges) into a 3-stage "
                  "shared-memory pipeline",
-                 "sm_80+", true),
+                 "sm_80+", Batch::Native),
     // rungs 15-17 (kernels/15_*.cu ... 17_*.cu): warp-level tensor cores (mma.sync)
     GEMMLAB_TC_RUNG_ON(15, dmma,
                        "FP64 tensor cores: mma.sync m16n8k16 f64 (DMMA) on warp tiles, multi-stage "
                        "cp.async pipeline into padded, bank-conflict-free shared tiles",
-                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, false, 90,
-                       true),
+                       "sm_90 DMMA", Precision::Default, nullptr, &launch_dmma<double>, Needs::Build,
+                       90, Batch::Native),
     GEMMLAB_TC_RUNG(16, tf32,
                     "TF32 tensor cores: inputs rounded to TF32 (cvt.rna), mma.sync m16n8k8, FP32 "
                     "accumulation; rung 15's pipeline. Lower precision (u = 2^-11)",
@@ -134,32 +152,33 @@ const Rung kRungs[] = {
                          "BF16/FP16 on the CUDA cores: 64x64x16 shared tiles converted to float, "
                          "4x4 FP32 FMA outputs per thread, one rounding to C's type; any "
                          "alignment: the correct fallback",
-                         "SGEMM v7 on half inputs", Engine::CudaCores, false, true),
+                         "SGEMM v7 on half inputs", Engine::CudaCores, Needs::Build,
+                         Batch::Native),
     GEMMLAB_HALF_RUNG(19, mma_sync_f16,
                       "mma.sync m16n8k16 bf16/f16 with ldmatrix (.trans for the other layout) from "
                       "an XOR-swizzled cp.async ring: the Ampere-style baseline",
-                      "sm_80+ HMMA", false, true),
+                      "sm_80+ HMMA", Needs::Build, Batch::Native),
     // rungs 20-24: Hopper's warpgroup MMA, one feature per rung file (22_warp_specialized.cuh)
     GEMMLAB_HALF_RUNG(20, wgmma,
                       "wgmma m64n128k16 reading 128-byte-swizzled shared tiles through "
                       "descriptors, async fence/commit/wait; tiles copied by cp.async",
-                      "sm_90a wgmma", true, false),
+                      "sm_90a wgmma", Needs::Sm90a, Batch::PerProduct),
     GEMMLAB_HALF_RUNG(21, tma,
                       "as 20, tiles loaded by TMA (host-built tensor maps, zero-filled edges), "
                       "stages handed over on full/empty mbarriers",
-                      "sm_90 TMA", true, false),
+                      "sm_90 TMA", Needs::Sm90a, Batch::PerProduct),
     GEMMLAB_HALF_RUNG(22, warp_specialized,
                       "as 21, a producer warpgroup issues TMA, two consumer warpgroups issue "
                       "wgmma (setmaxnreg 40/232), 128x256 tiles",
-                      "sm_90a setmaxnreg", true, false),
+                      "sm_90a setmaxnreg", Needs::Sm90a, Batch::PerProduct),
     GEMMLAB_HALF_RUNG(23, cluster_multicast,
                       "as 22, 2-block clusters along n: each block loads half of the shared A "
                       "tile and multicasts it to both",
-                      "sm_90 clusters", true, false),
+                      "sm_90 clusters", Needs::Sm90a, Batch::PerProduct),
     GEMMLAB_HALF_RUNG(24, persistent,
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
-                      "persistent kernels", true, false),
+                      "persistent kernels", Needs::Sm90a, Batch::PerProduct),
     // rungs 25-26: float on warpgroup MMA (hopper/tf32_pack.cuh: a pack step where needed, then rung
     // 24's kernel)
     GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,
@@ -167,19 +186,19 @@ const Rung kRungs[] = {
                        "MN-major A through registers, an MN-major B packed K-major first; rung "
                        "24's persistent TMA pipeline. Lower precision (u = 2^-11)",
                        "sm_90a wgmma tf32", Precision::Tf32, &launch_wgmma_tf32<float>, nullptr,
-                       true, 0, false),
+                       Needs::Sm90a, 0, Batch::PerProduct),
     GEMMLAB_TC_RUNG_ON(26, wgmma_tf32x3,
                        "FP32-accurate 3xTF32 on wgmma: big and small parts packed, three "
                        "m64n128k8 per k step, flagged tiles recomputed with FP32 FMAs",
                        "3xTF32 on sm_90a", Precision::Default, &launch_wgmma_tf32x3<float>,
-                       nullptr, true, 0, false),
+                       nullptr, Needs::Sm90a, 0, Batch::PerProduct),
     // rung 27: tiny products, many to a block
-    Rung{KernelInfo{27, "small",
+    Rung{gpu_rung(27, "small",
                     "many small products: one warp per 32x32 tile of C, 4x8 FMA outputs per "
                     "lane from warp-private shared slices, tiles of different batches in one "
                     "block, no block barrier; every type",
                     "batched tiny GEMM", kAllTypes, Precision::Default, Engine::CudaCores,
-                    Device::Gpu, false, 0, /*native_batch=*/true},
+                    Needs::Build, 0, Batch::Native),
          &launch_every_type<&launch_small<float>, &launch_small<double>,
                             &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
                             &launch_small_half<__nv_bfloat16, float>,
@@ -204,13 +223,13 @@ namespace {
 constexpr TypeSet kCpuTypes = detail::types_of(true, true);
 constexpr KernelInfo kCpuKernels[] = {
     {0, "cpu_naive", "triple loop, every operand reloaded for every multiply-add", "DCU GEMM 3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
     {1, "cpu_block_1x4", "1x4 register block: one A value reused across 4 columns of B", "DCU GEMM 3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
     {2, "cpu_block_4x4", "4x4 block: 4 A + 4 B values in registers, C updated in memory",
-     "DCU GEMM 3.5.2", kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
+     "DCU GEMM 3.5.2", kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
     {3, "cpu_block_4x4_k4", "16 sums in registers across k (unrolled by 4), C written once", "DCU GEMM 3.5.2",
-     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu, false},
+     kCpuTypes, Precision::Default, Engine::Cpu, Device::Cpu},
 };
 
 std::vector<KernelInfo> make_gpu_infos() {
