@@ -44,7 +44,7 @@ def host_cost(args):
         name = str(dtype).replace("torch.", "")
         stream = torch.cuda.current_stream().cuda_stream
         pa, pb, pc = a.data_ptr(), b.data_ptr(), c_l.data_ptr()
-        op = torch.ops.gemmlab.matmul
+        op = torch.ops.gemmlab.matmul.default
         variants = {
             "torch.matmul(a, b, out=c)": lambda: torch.matmul(a, b, out=c_t),
             "gemmlab.matmul(a, b, out=c)": lambda: gemmlab.matmul(a, b, out=c_l),

@@ -89,18 +89,18 @@ def _backward(ctx, grad):
     grad = grad.to(a.dtype).contiguous()
     grad_a = grad_b = None
     if ctx.needs_input_grad[0]:
-        grad_a = _sum_to(_matmul(grad, b.mT, False, precision, kernel), a.shape)
+        grad_a = _sum_to(_op(grad, b.mT, False, precision, kernel), a.shape)
     if ctx.needs_input_grad[1]:
         if a.dim() > 2 and b.dim() == 2:
             # B shared by every batch: one product with the batch folded into k.
-            grad_b = _matmul(a.reshape(-1, a.shape[-1]).mT, grad.reshape(-1, grad.shape[-1]), False, precision,
-                             kernel)
+            grad_b = _op(a.reshape(-1, a.shape[-1]).mT, grad.reshape(-1, grad.shape[-1]), False, precision, kernel)
         else:
-            grad_b = _sum_to(_matmul(a.mT, grad, False, precision, kernel), b.shape)
+            grad_b = _sum_to(_op(a.mT, grad, False, precision, kernel), b.shape)
     return grad_a, grad_b, None, None, None
 
 
 _matmul.register_autograd(_backward, setup_context=_setup_context)
+_op = torch.ops.gemmlab.matmul.default  # what the functions below call (and torch.compile traces)
 
 
 def _out_float32(a: torch.Tensor, out_dtype: Any) -> bool:
@@ -123,12 +123,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: Any = None, precision
     precision: "default" or "tf32" (float32 only); kernel: "auto" or a rung (gemmlab.kernels())."""
     f32 = _out_float32(a, out_dtype)
     if a.dim() >= 2 and b.dim() >= 2:
-        return _matmul(a, b, f32, precision, kernel)
+        return _op(a, b, f32, precision, kernel)
     if a.dim() == 0 or b.dim() == 0:
         raise ValueError(f"matmul: both operands need at least one dimension; got shapes {tuple(a.shape)} "
                          f"and {tuple(b.shape)}")
-    y = _matmul(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision,
-                kernel)
+    y = _op(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision, kernel)
     if b.dim() == 1:
         y = y.squeeze(-1)
     if a.dim() == 1:
@@ -142,7 +141,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     dimensions of x are folded into the rows of one product."""
     lead = x.shape[:-1]
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-    y = _matmul(x2, weight.mT, False, precision, kernel)
+    y = _op(x2, weight.mT, False, precision, kernel)
     if bias is not None:
         y = y + bias
     return y if x.dim() == 2 else y.reshape(*lead, weight.shape[0])

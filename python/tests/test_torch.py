@@ -239,3 +239,20 @@ def test_bf16_mlp_trains_to_pytorchs_loss():
     assert lt[-1] < lt[0] and lg[-1] < lg[0], (lt, lg)
     for i, (a, b) in enumerate(zip(lt, lg)):
         assert abs(a - b) <= 2e-2 * abs(a), f"step {i}: torch {a:.5f} gemmlab {b:.5f}"
+
+
+def test_the_docs_torch_example_runs():
+    """The first Python example of docs/python-and-blas.md, executed as written."""
+    import pathlib
+    import re
+
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "python-and-blas.md"
+    if not doc.exists():
+        pytest.skip("docs/python-and-blas.md is not beside this checkout")
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+    assert blocks, "no Python example in docs/python-and-blas.md"
+    scope = {}
+    exec(compile(blocks[0], str(doc), "exec"), scope)
+    torch.cuda.synchronize()
+    assert scope["loss"].isfinite() and scope["model"][0].weight.grad is not None
+    assert type(scope["model"][0]) is gt.Linear
