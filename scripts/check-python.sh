@@ -101,7 +101,10 @@ if ((install_rc == 0)); then
   cat "$out/bench-torch.log"
   t0=$SECONDS
   echo "== pytest python/tests"
-  "$py" -m pytest -p no:cacheprovider -v -rsP python/tests >"$out/pytest.log" 2>&1
+  # pytest-timeout, where installed: one hung test fails alone instead of stopping the run.
+  per_test=$("$py" -c 'import pytest_timeout' 2>/dev/null && echo "--timeout=${PYTEST_TIMEOUT_S:-300}")
+  # shellcheck disable=SC2086
+  "$py" -m pytest -p no:cacheprovider -v -rsP $per_test python/tests >"$out/pytest.log" 2>&1
   pytest_rc=$?
   echo "   exit $pytest_rc after $((SECONDS - t0)) s (log: $out/pytest.log)"
   grep -E '^(FAILED|ERROR)|bf16 MLP' "$out/pytest.log" | head -40
