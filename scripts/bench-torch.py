@@ -148,6 +148,9 @@ def speed(args):
     for bh, t, d in ((64, 1024, 64), (32, 2048, 128)) if not args.quick else ((32, 2048, 128),):
         cases += [(f"bf16 attention Q K^T", bf16, "default", False, bh, t, t, d, "qk"),
                   (f"bf16 attention P V", bf16, "default", False, bh, t, d, t, "pv")]
+    # The same batches through gemmlab's Python path on rung 0 (cuBLAS, as torch.bmm): what the
+    # path costs apart from the kernel that `auto` picks.
+    cases += [(label.replace("attention", "attn rung 0"), *rest) for label, *rest in cases if rest[-1] in ("qk", "pv")]
     print(f"\n2. Speed: median of {args.reps} CUDA-event samples after {args.warmup} warm-ups, gemmlab and torch "
           f"taking turns; gemmlab kernel '{args.kernel}'")
     header = (f"{'case':28} {'shape':>22} | {'gemmlab ms':>10} {'TFLOP/s':>8} | {'torch ms':>9} {'TFLOP/s':>8} | "
@@ -170,7 +173,8 @@ def speed(args):
             c_lab, c_ref = torch.empty(bh, m, n, device=DEV, dtype=dt), torch.empty(bh, m, n, device=DEV, dtype=dt)
             fn_torch = lambda: torch.bmm(a, b, out=c_ref)
             shape = f"{bh}x({m}x{n}x{k})"
-        fn_lab = lambda: gemmlab.matmul(a, b, out=c_lab, precision=precision, kernel=args.kernel)
+        kernel = "0" if "rung 0" in label else args.kernel
+        fn_lab = lambda: gemmlab.matmul(a, b, out=c_lab, precision=precision, kernel=kernel)
         lab_ms, ref_ms = time_pair(fn_lab, fn_torch, args.reps, args.warmup)
         torch.cuda.synchronize()
         good = within_bound(c_lab, a, b, tf32)

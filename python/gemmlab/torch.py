@@ -9,7 +9,7 @@
         y = model(x)
 
 The operator is ``torch.ops.gemmlab.matmul(a, b, out_float32=False, precision="default",
-kernel="auto")``, registered with ``torch.library.custom_op``: a fake (meta) implementation gives
+rung="auto")`` (rung: gemmlab's kernel choice), registered with ``torch.library.custom_op``: a fake (meta) implementation gives
 torch.compile the output's shape and dtype without running it, so ``torch.compile(fullgraph=True)``
 keeps it in the graph, and an autograd formula computes both backward products through gemmlab
 (dA = dC B^T, dB = A^T dC, each summed over the batch dimensions it was broadcast along). It
@@ -35,9 +35,10 @@ _HALF = (torch.bfloat16, torch.float16)
 
 @torch.library.custom_op("gemmlab::matmul", mutates_args=())
 def _matmul(a: torch.Tensor, b: torch.Tensor, out_float32: bool = False, precision: str = "default",
-            kernel: str = "auto") -> torch.Tensor:
+            rung: str = "auto") -> torch.Tensor:
+    # (`rung`, not `kernel`: inductor's FallbackKernel.create takes a `kernel` argument of its own.)
     r = _core.call(a, b, None, 1.0, 0.0, False, False, False, "float32" if out_float32 else None, precision,
-                   kernel, None, 0)
+                   rung, None, 0)
     if r is None:
         raise TypeError("gemmlab::matmul takes torch tensors")
     if r.__class__ is tuple:
@@ -46,7 +47,7 @@ def _matmul(a: torch.Tensor, b: torch.Tensor, out_float32: bool = False, precisi
 
 
 @_matmul.register_fake
-def _matmul_fake(a, b, out_float32=False, precision="default", kernel="auto"):
+def _matmul_fake(a, b, out_float32=False, precision="default", rung="auto"):
     torch._check(a.dim() >= 2 and b.dim() >= 2,
                  lambda: "gemmlab::matmul takes operands of 2 or more dimensions (gemmlab.torch.matmul "
                          f"gives 1-D ones their unit dimension); got {tuple(a.shape)} and {tuple(b.shape)}")
