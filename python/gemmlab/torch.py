@@ -102,6 +102,21 @@ def _backward(ctx, grad):
 
 _matmul.register_autograd(_backward, setup_context=_setup_context)
 _op = torch.ops.gemmlab.matmul.default  # what the functions below call (and torch.compile traces)
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _mm(a, b, out_float32: bool, precision: str, kernel: str) -> torch.Tensor:
+    """The operator, or where nothing needs it (eager, plain tensors, no gradient to record)
+    the C++ door it wraps, which skips the dispatcher's Python layers (about half the host cost
+    of a call, scripts/bench-torch.py)."""
+    if (not torch.compiler.is_compiling() and type(a) in _PLAIN and type(b) in _PLAIN
+            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
+        r = _core.call(a, b, None, 1.0, 0.0, False, False, False, "float32" if out_float32 else None, precision,
+                       kernel, None, 0)
+        if r.__class__ is tuple:
+            raise GemmlabError(*r)
+        return r
+    return _op(a, b, out_float32, precision, kernel)
 
 
 def _out_float32(a: torch.Tensor, out_dtype: Any) -> bool:
@@ -124,11 +139,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: Any = None, precision
     precision: "default" or "tf32" (float32 only); kernel: "auto" or a rung (gemmlab.kernels())."""
     f32 = _out_float32(a, out_dtype)
     if a.dim() >= 2 and b.dim() >= 2:
-        return _op(a, b, f32, precision, kernel)
+        return _mm(a, b, f32, precision, kernel)
     if a.dim() == 0 or b.dim() == 0:
         raise ValueError(f"matmul: both operands need at least one dimension; got shapes {tuple(a.shape)} "
                          f"and {tuple(b.shape)}")
-    y = _op(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision, kernel)
+    y = _mm(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision, kernel)
     if b.dim() == 1:
         y = y.squeeze(-1)
     if a.dim() == 1:
@@ -142,7 +157,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     dimensions of x are folded into the rows of one product."""
     lead = x.shape[:-1]
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-    y = _op(x2, weight.mT, False, precision, kernel)
+    y = _mm(x2, weight.mT, False, precision, kernel)
     if bias is not None:
         y = y + bias
     return y if x.dim() == 2 else y.reshape(*lead, weight.shape[0])

@@ -256,3 +256,19 @@ def test_the_docs_torch_example_runs():
     torch.cuda.synchronize()
     assert scope["loss"].isfinite() and scope["model"][0].weight.grad is not None
     assert type(scope["model"][0]) is gt.Linear
+
+
+def test_matmul_skips_the_operator_only_where_nothing_needs_it(monkeypatch):
+    a, b = rand(3, 40, 20, dtype=torch.bfloat16), rand(20, 10, dtype=torch.bfloat16)
+    via_op = torch.ops.gemmlab.matmul(a, b)
+
+    def operator_called(*args):
+        raise AssertionError("the operator was called")
+
+    monkeypatch.setattr(gt, "_op", operator_called)
+    close(gt.matmul(a, b), via_op, torch.bfloat16)       # eager, no gradient: the C++ door
+    close(gt.linear(a, b.T), via_op, torch.bfloat16)
+    with pytest.raises(AssertionError, match="operator was called"):
+        gt.matmul(a.requires_grad_(), b)                # a gradient to record: the operator
+    with torch.no_grad():
+        close(gt.matmul(a, b), via_op, torch.bfloat16)
