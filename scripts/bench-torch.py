@@ -5,7 +5,8 @@ speed of the products, every gemmlab result checked against a float64 reference.
 1. Host cost: a loop of --calls enqueues of a 64^2 (and 512^2) product, wall time per call
    after a synchronize, for torch.matmul(out=), gemmlab.matmul(out=), gemmlab.gemm(c=), the
    allocating forms torch.matmul / gemmlab.matmul, the autograd operator
-   torch.ops.gemmlab.matmul, and the bare C++ entry on raw pointers (the library's own cost
+   torch.ops.gemmlab.matmul, gemmlab.torch.matmul (which skips the operator where no gradient
+   is recorded and nothing is compiled), and the bare C++ entry on raw pointers (the library's own cost
    plus pybind11's, the floor of any Python path). The variants take turns, --rounds times; the
    median round is printed. Where the GPU's time per product exceeds the host's, every loop
    measures the GPU instead (then the ratios say so by being near 1).
@@ -44,7 +45,7 @@ def host_cost(args):
         name = str(dtype).replace("torch.", "")
         stream = torch.cuda.current_stream().cuda_stream
         pa, pb, pc = a.data_ptr(), b.data_ptr(), c_l.data_ptr()
-        op = torch.ops.gemmlab.matmul
+        op = torch.ops.gemmlab.matmul.default
         variants = {
             "torch.matmul(a, b, out=c)": lambda: torch.matmul(a, b, out=c_t),
             "gemmlab.matmul(a, b, out=c)": lambda: gemmlab.matmul(a, b, out=c_l),
@@ -52,6 +53,7 @@ def host_cost(args):
             "torch.matmul(a, b)": lambda: torch.matmul(a, b),
             "gemmlab.matmul(a, b)": lambda: gemmlab.matmul(a, b),
             "torch.ops.gemmlab.matmul(a, b)": lambda: op(a, b),
+            "gemmlab.torch.matmul(a, b)": lambda: gemmlab.torch.matmul(a, b),
             "C++ entry, raw pointers": lambda: core.gemm(name, "row", False, False, n, n, n, 1.0, pa, n, pb, n, 0.0,
                                                          pc, n, "auto", "default", stream, -1, False, ""),
         }
@@ -148,6 +150,9 @@ def speed(args):
     for bh, t, d in ((64, 1024, 64), (32, 2048, 128)) if not args.quick else ((32, 2048, 128),):
         cases += [(f"bf16 attention Q K^T", bf16, "default", False, bh, t, t, d, "qk"),
                   (f"bf16 attention P V", bf16, "default", False, bh, t, d, t, "pv")]
+    # The same batches through gemmlab's Python path on rung 0 (cuBLAS, as torch.bmm): what the
+    # path costs apart from the kernel that `auto` picks.
+    cases += [(label.replace("attention", "attn rung 0"), *rest) for label, *rest in cases if rest[-1] in ("qk", "pv")]
     print(f"\n2. Speed: median of {args.reps} CUDA-event samples after {args.warmup} warm-ups, gemmlab and torch "
           f"taking turns; gemmlab kernel '{args.kernel}'")
     header = (f"{'case':28} {'shape':>22} | {'gemmlab ms':>10} {'TFLOP/s':>8} | {'torch ms':>9} {'TFLOP/s':>8} | "
@@ -170,7 +175,8 @@ def speed(args):
             c_lab, c_ref = torch.empty(bh, m, n, device=DEV, dtype=dt), torch.empty(bh, m, n, device=DEV, dtype=dt)
             fn_torch = lambda: torch.bmm(a, b, out=c_ref)
             shape = f"{bh}x({m}x{n}x{k})"
-        fn_lab = lambda: gemmlab.matmul(a, b, out=c_lab, precision=precision, kernel=args.kernel)
+        kernel = "0" if "rung 0" in label else args.kernel
+        fn_lab = lambda: gemmlab.matmul(a, b, out=c_lab, precision=precision, kernel=kernel)
         lab_ms, ref_ms = time_pair(fn_lab, fn_torch, args.reps, args.warmup)
         torch.cuda.synchronize()
         good = within_bound(c_lab, a, b, tf32)

@@ -20,8 +20,16 @@ fail() { echo "fresh-bench: FAIL ($*)"; exit 1; }
 
 # pip's cmake and ninja, first on PATH.
 py=$(command -v python3) || fail "no python3"
-cmake_bin=$("$py" -c 'import cmake; print(cmake.CMAKE_BIN_DIR)' 2>/dev/null) || fail "python3 has no pip cmake package"
-ninja_bin=$("$py" -c 'import ninja; print(ninja.BIN_DIR)' 2>/dev/null) || fail "python3 has no pip ninja package"
+# The packages name their binaries' folder; else the wrappers pip put beside the interpreter.
+pip_bin() { # module, attribute
+  local dir
+  dir=$("$py" -c "import $1; print($1.$2)" 2>/dev/null) && [[ -x "$dir/$1" ]] && { echo "$dir"; return; }
+  "$py" -c "import $1" 2>/dev/null || return 1
+  dir=$("$py" -c 'import sys, os; print(os.path.dirname(sys.executable))')
+  [[ -x "$dir/$1" ]] && echo "$dir"
+}
+cmake_bin=$(pip_bin cmake CMAKE_BIN_DIR) || fail "python3 ($py) has no pip cmake package"
+ninja_bin=$(pip_bin ninja BIN_DIR) || fail "python3 ($py) has no pip ninja package"
 # apt must not be used: these stand-ins record any call and fail it.
 stubs=$out/no-apt-bin
 mkdir -p "$stubs"

@@ -386,4 +386,26 @@ TEST(AccuracyGpu, SmallRunEndToEnd) {
     EXPECT_EQ(j["targets"].size(), 3u);
 }
 
+// Rung 17 promotes its tensor-core sums every k step (docs/precision.md, "Promotion"): on
+// same-sign inputs its typical error is then an FP32 sum's over k / 8 terms, about
+// 0.16 sqrt(k / 8) u, plus the bias of one step's truncations (about u), where the truncations
+// kept over all of k cost hundreds of u at this k. 64 u separates the two by far.
+TEST(AccuracyGpu, Tf32x3HasNoTruncationBiasOnSameSignInputs) {
+    REQUIRE_GPU();
+    gemmlab::test::TempDir dir;
+    const std::string path = (dir.path() / "tf32x3.json").string();
+    const auto out = run_cli("accuracy --dtype f32 --precision default --kernels tf32x3 --k 16384 "
+                             "--m 128 --n 128 --inputs same-sign --seed 3 --json " + path);
+    ASSERT_EQ(out.code, 0) << out.text;
+    std::ifstream in(path);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    bool seen = false;
+    for (const auto& r : j["rows"])
+        if (r["kernel"] == "tf32x3") {
+            seen = true;
+            EXPECT_LT(r["median_rel"].get<double>(), 64 * 0x1p-24) << r.dump();
+        }
+    EXPECT_TRUE(seen) << out.text;
+}
+
 } // namespace

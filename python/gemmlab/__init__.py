@@ -17,7 +17,6 @@ cannot use raise ``TypeError``/``ValueError`` before any CUDA call.
 
 from __future__ import annotations
 
-import numbers
 import statistics
 from typing import Any, Iterable, Optional, Sequence
 

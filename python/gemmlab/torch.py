@@ -9,7 +9,7 @@
         y = model(x)
 
 The operator is ``torch.ops.gemmlab.matmul(a, b, out_float32=False, precision="default",
-kernel="auto")``, registered with ``torch.library.custom_op``: a fake (meta) implementation gives
+rung="auto")`` (rung: gemmlab's kernel choice), registered with ``torch.library.custom_op``: a fake (meta) implementation gives
 torch.compile the output's shape and dtype without running it, so ``torch.compile(fullgraph=True)``
 keeps it in the graph, and an autograd formula computes both backward products through gemmlab
 (dA = dC B^T, dB = A^T dC, each summed over the batch dimensions it was broadcast along). It
@@ -35,9 +35,10 @@ _HALF = (torch.bfloat16, torch.float16)
 
 @torch.library.custom_op("gemmlab::matmul", mutates_args=())
 def _matmul(a: torch.Tensor, b: torch.Tensor, out_float32: bool = False, precision: str = "default",
-            kernel: str = "auto") -> torch.Tensor:
+            rung: str = "auto") -> torch.Tensor:
+    # (`rung`, not `kernel`: inductor's FallbackKernel.create takes a `kernel` argument of its own.)
     r = _core.call(a, b, None, 1.0, 0.0, False, False, False, "float32" if out_float32 else None, precision,
-                   kernel, None, 0)
+                   rung, None, 0)
     if r is None:
         raise TypeError("gemmlab::matmul takes torch tensors")
     if r.__class__ is tuple:
@@ -46,7 +47,7 @@ def _matmul(a: torch.Tensor, b: torch.Tensor, out_float32: bool = False, precisi
 
 
 @_matmul.register_fake
-def _matmul_fake(a, b, out_float32=False, precision="default", kernel="auto"):
+def _matmul_fake(a, b, out_float32=False, precision="default", rung="auto"):
     torch._check(a.dim() >= 2 and b.dim() >= 2,
                  lambda: "gemmlab::matmul takes operands of 2 or more dimensions (gemmlab.torch.matmul "
                          f"gives 1-D ones their unit dimension); got {tuple(a.shape)} and {tuple(b.shape)}")
@@ -89,18 +90,33 @@ def _backward(ctx, grad):
     grad = grad.to(a.dtype).contiguous()
     grad_a = grad_b = None
     if ctx.needs_input_grad[0]:
-        grad_a = _sum_to(_matmul(grad, b.mT, False, precision, kernel), a.shape)
+        grad_a = _sum_to(_op(grad, b.mT, False, precision, kernel), a.shape)
     if ctx.needs_input_grad[1]:
         if a.dim() > 2 and b.dim() == 2:
             # B shared by every batch: one product with the batch folded into k.
-            grad_b = _matmul(a.reshape(-1, a.shape[-1]).mT, grad.reshape(-1, grad.shape[-1]), False, precision,
-                             kernel)
+            grad_b = _op(a.reshape(-1, a.shape[-1]).mT, grad.reshape(-1, grad.shape[-1]), False, precision, kernel)
         else:
-            grad_b = _sum_to(_matmul(a.mT, grad, False, precision, kernel), b.shape)
+            grad_b = _sum_to(_op(a.mT, grad, False, precision, kernel), b.shape)
     return grad_a, grad_b, None, None, None
 
 
 _matmul.register_autograd(_backward, setup_context=_setup_context)
+_op = torch.ops.gemmlab.matmul.default  # what the functions below call (and torch.compile traces)
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _mm(a, b, out_float32: bool, precision: str, kernel: str) -> torch.Tensor:
+    """The operator, or where nothing needs it (eager, plain tensors, no gradient to record)
+    the C++ door it wraps, which skips the dispatcher's Python layers (about half the host cost
+    of a call, scripts/bench-torch.py)."""
+    if (not torch.compiler.is_compiling() and type(a) in _PLAIN and type(b) in _PLAIN
+            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
+        r = _core.call(a, b, None, 1.0, 0.0, False, False, False, "float32" if out_float32 else None, precision,
+                       kernel, None, 0)
+        if r.__class__ is tuple:
+            raise GemmlabError(*r)
+        return r
+    return _op(a, b, out_float32, precision, kernel)
 
 
 def _out_float32(a: torch.Tensor, out_dtype: Any) -> bool:
@@ -123,12 +139,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: Any = None, precision
     precision: "default" or "tf32" (float32 only); kernel: "auto" or a rung (gemmlab.kernels())."""
     f32 = _out_float32(a, out_dtype)
     if a.dim() >= 2 and b.dim() >= 2:
-        return _matmul(a, b, f32, precision, kernel)
+        return _mm(a, b, f32, precision, kernel)
     if a.dim() == 0 or b.dim() == 0:
         raise ValueError(f"matmul: both operands need at least one dimension; got shapes {tuple(a.shape)} "
                          f"and {tuple(b.shape)}")
-    y = _matmul(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision,
-                kernel)
+    y = _mm(a.unsqueeze(0) if a.dim() == 1 else a, b.unsqueeze(-1) if b.dim() == 1 else b, f32, precision, kernel)
     if b.dim() == 1:
         y = y.squeeze(-1)
     if a.dim() == 1:
@@ -142,7 +157,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     dimensions of x are folded into the rows of one product."""
     lead = x.shape[:-1]
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-    y = _matmul(x2, weight.mT, False, precision, kernel)
+    y = _mm(x2, weight.mT, False, precision, kernel)
     if bias is not None:
         y = y + bias
     return y if x.dim() == 2 else y.reshape(*lead, weight.shape[0])

@@ -239,3 +239,36 @@ def test_bf16_mlp_trains_to_pytorchs_loss():
     assert lt[-1] < lt[0] and lg[-1] < lg[0], (lt, lg)
     for i, (a, b) in enumerate(zip(lt, lg)):
         assert abs(a - b) <= 2e-2 * abs(a), f"step {i}: torch {a:.5f} gemmlab {b:.5f}"
+
+
+def test_the_docs_torch_example_runs():
+    """The first Python example of docs/python-and-blas.md, executed as written."""
+    import pathlib
+    import re
+
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "python-and-blas.md"
+    if not doc.exists():
+        pytest.skip("docs/python-and-blas.md is not beside this checkout")
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+    assert blocks, "no Python example in docs/python-and-blas.md"
+    scope = {}
+    exec(compile(blocks[0], str(doc), "exec"), scope)
+    torch.cuda.synchronize()
+    assert scope["loss"].isfinite() and scope["model"][0].weight.grad is not None
+    assert type(scope["model"][0]) is gt.Linear
+
+
+def test_matmul_skips_the_operator_only_where_nothing_needs_it(monkeypatch):
+    a, b = rand(3, 40, 20, dtype=torch.bfloat16), rand(20, 10, dtype=torch.bfloat16)
+    via_op = torch.ops.gemmlab.matmul(a, b)
+
+    def operator_called(*args):
+        raise AssertionError("the operator was called")
+
+    monkeypatch.setattr(gt, "_op", operator_called)
+    close(gt.matmul(a, b), via_op, torch.bfloat16)       # eager, no gradient: the C++ door
+    close(gt.linear(a, b.T), via_op, torch.bfloat16)
+    with pytest.raises(AssertionError, match="operator was called"):
+        gt.matmul(a.requires_grad_(), b)                # a gradient to record: the operator
+    with torch.no_grad():
+        close(gt.matmul(a, b), via_op, torch.bfloat16)

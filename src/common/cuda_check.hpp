@@ -13,8 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/gpu_runtime.hpp"
+#if !defined(GEMMLAB_HIP) // the HIP build has no cuBLAS (docs/hip.md)
 #include <cublas_v2.h>
-#include <cuda_runtime_api.h>
+#endif
 
 namespace gemmlab {
 
@@ -91,11 +93,13 @@ inline std::string failure_message(std::string_view call, std::string_view meani
     throw CudaFailure(failure_message(call, cudaGetErrorString(err), cudaGetErrorName(err), file,
                                       line, report_call_sites()));
 }
+#if !defined(GEMMLAB_HIP)
 [[noreturn]] inline void throw_cublas(cublasStatus_t st, const char* call, const char* file,
                                       int line) {
     throw CublasFailure(failure_message(call, cublasGetStatusString(st), cublasGetStatusName(st),
                                         file, line, report_call_sites()));
 }
+#endif
 } // namespace detail
 
 } // namespace gemmlab

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include <cuda_runtime_api.h>
+#include "common/gpu_runtime.hpp"
 
 #include "common/cuda_check.hpp"
 
@@ -21,20 +21,20 @@ public:
         if (count_ == 0) return;
         const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T));
         if (err == cudaErrorMemoryAllocation) {
-            cudaGetLastError(); // not sticky: clear it so later calls do not report it again
+            (void)cudaGetLastError(); // not sticky: clear it so later calls do not report it again
             throw OutOfDeviceMemory(bytes(), "cannot allocate " + format_bytes(double(bytes())) +
                                                  " of GPU memory (cudaMalloc: out of memory)");
         }
         if (err != cudaSuccess) detail::throw_cuda(err, "cudaMalloc", __FILE__, __LINE__);
     }
     ~DeviceBuffer() {
-        if (ptr_) cudaFree(ptr_); // never throws from a destructor
+        if (ptr_) (void)cudaFree(ptr_); // never throws from a destructor
     }
     DeviceBuffer(DeviceBuffer&& o) noexcept
         : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
         if (this != &o) {
-            if (ptr_) cudaFree(ptr_);
+            if (ptr_) (void)cudaFree(ptr_);
             ptr_ = std::exchange(o.ptr_, nullptr);
             count_ = std::exchange(o.count_, 0);
         }
@@ -64,7 +64,7 @@ class Event {
 public:
     Event() { GEMMLAB_CUDA_CHECK(cudaEventCreate(&e_)); }
     ~Event() {
-        if (e_) cudaEventDestroy(e_);
+        if (e_) (void)cudaEventDestroy(e_);
     }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
@@ -88,7 +88,7 @@ class Stream {
 public:
     Stream() { GEMMLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
     ~Stream() {
-        if (s_) cudaStreamDestroy(s_);
+        if (s_) (void)cudaStreamDestroy(s_);
     }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;

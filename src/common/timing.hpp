@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include <cuda_runtime_api.h>
+#include "common/gpu_runtime.hpp"
 
 namespace gemmlab {
 

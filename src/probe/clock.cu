@@ -38,6 +38,37 @@ struct ClockSample {
     unsigned sm;
 };
 
+#if defined(GEMMLAB_HIP)
+// HIP 5.2 gives a kernel no timer of known rate (wall_clock64's frequency cannot be queried
+// before ROCm 5.x's hipDeviceAttributeWallClockRate), so the HIP build turns the method around:
+// lane 0 of each block spins for a fixed number of clock64 cycles, and the kernel's wall time
+// comes from events around the launch. A block's MHz is its cycles over the kernel's time,
+// which includes the launch (~10 us of 10 ms): the clock reads at most ~0.1% low.
+__global__ void spin_cycles_kernel(long long spin_cycles, ClockSample* out) {
+    if (threadIdx.x != 0) return;
+    const long long c0 = clock64();
+    long long c1;
+    do {
+        c1 = clock64();
+    } while (c1 - c0 < spin_cycles);
+    out[blockIdx.x] = ClockSample{c1 - c0, 0, kit::sm_id()};
+}
+
+/// Runs the spin on `blocks` blocks for about `ms` at a clock of `guess_mhz`; returns the samples
+/// with each block's ns set to the kernel's event-timed duration.
+std::vector<ClockSample> spin(int blocks, double ms, double guess_mhz, DeviceBuffer<ClockSample>& d_out) {
+    const long long cycles = static_cast<long long>(ms * 1e3 * guess_mhz);
+    Event start, stop;
+    start.record();
+    spin_cycles_kernel<<<blocks, kWarpSize>>>(cycles, d_out.get()); // one wavefront per CU
+    GEMMLAB_CHECK_LAUNCH();
+    stop.record();
+    const double kernel_ns = double(stop.ms_since(start)) * 1e6;
+    auto h = kit::to_host(d_out, blocks);
+    for (auto& x : h) x.ns = static_cast<unsigned long long>(kernel_ns);
+    return h;
+}
+#else
 __global__ void spin_kernel(unsigned long long spin_ns, ClockSample* out) {
     if (threadIdx.x != 0) return;
     const unsigned long long t0 = kit::globaltimer_ns();
@@ -49,6 +80,7 @@ __global__ void spin_kernel(unsigned long long spin_ns, ClockSample* out) {
     const long long c1 = clock64();
     out[blockIdx.x] = ClockSample{c1 - c0, t1 - t0, kit::sm_id()};
 }
+#endif
 
 } // namespace
 
@@ -56,23 +88,35 @@ Result run_clock(Context& ctx) {
     const int blocks = ctx.sm_count;
     DeviceBuffer<ClockSample> d_out(blocks);
 
+#if defined(GEMMLAB_HIP)
+    int guess_khz = 0; // the spin's cycle count aims at about the sample's time at this clock
+    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&guess_khz, cudaDevAttrClockRate, ctx.device));
+    const double guess_mhz = guess_khz > 0 ? guess_khz / 1e3 : 1500.0;
+    (void)spin(blocks, kRampMs, guess_mhz, d_out);
+#else
     spin_kernel<<<blocks, 32>>>(static_cast<unsigned long long>(kRampMs * 1e6), d_out.get());
     GEMMLAB_CHECK_LAUNCH();
     GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
 
     Table table;
-    table.title = "SM clock per sample (clock64 cycles / %globaltimer ns, one block per SM)";
+    table.title = kHipBuild ? "CU clock per sample (clock64 cycles / event-timed kernel ns, one block per CU)"
+                            : "SM clock per sample (clock64 cycles / %globaltimer ns, one block per SM)";
     table.columns = {"sample", "spin time", "median SM clock", "slowest SM", "fastest SM",
                      "SMs seen"};
     table.units = {"index", "ms", "MHz", "MHz", "MHz", "count"};
 
     std::vector<double> all_mhz;
     for (int s = 0; s < kSamples; ++s) {
+#if defined(GEMMLAB_HIP)
+        const auto h = spin(blocks, kSampleMs, guess_mhz, d_out);
+#else
         spin_kernel<<<blocks, 32>>>(static_cast<unsigned long long>(kSampleMs * 1e6),
                                     d_out.get());
         GEMMLAB_CHECK_LAUNCH();
         GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
         const auto h = kit::to_host(d_out, blocks);
+#endif
         std::vector<double> mhz;
         std::set<unsigned> sms;
         double spin_ns = 0;

@@ -110,8 +110,8 @@ LaunchCost measure_launch_cost(int k) {
             [&](cudaStream_t st) { GEMMLAB_CUDA_CHECK(cudaGraphLaunch(exec, st)); }, 2, kSamples,
             s);
     } catch (...) {
-        if (exec) cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
+        if (exec) (void)cudaGraphExecDestroy(exec);
+        (void)cudaGraphDestroy(graph);
         throw;
     }
     GEMMLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));

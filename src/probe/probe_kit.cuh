@@ -1,10 +1,20 @@
 #pragma once
 // Device-side helpers shared by the probes of this folder: the two clocks, the SM id, and loads
 // with an explicit cache operator that the compiler may neither drop, merge nor hoist.
+// In the HIP build only sm_id exists (from HIP's __smid); the rest is PTX, and the probes that
+// need it are not part of that build (cmake/gemmlab_hip.cmake).
 
 #include <cstdint>
 
 namespace gemmlab::probe::kit {
+
+#if defined(GEMMLAB_HIP)
+
+/// The compute unit this wavefront runs on (HIP's __smid: CU, shader array and engine bits),
+/// distinct per CU.
+__device__ __forceinline__ unsigned sm_id() { return __smid(); }
+
+#else
 
 /// %globaltimer: nanoseconds of a chip-wide timer (the same on every SM).
 __device__ __forceinline__ uint64_t globaltimer_ns() {
@@ -52,5 +62,7 @@ __device__ __forceinline__ T load(const T* p) {
     else
         return load_cg(p);
 }
+
+#endif // GEMMLAB_HIP
 
 } // namespace gemmlab::probe::kit

@@ -295,42 +295,46 @@ void print_accuracy(std::ostream& os, const AccuracyReport& report) {
             });
             size_t label_w = 6;
             for (const AccuracyRow* h : heads) label_w = std::max(label_w, h->label().size());
-            constexpr size_t kCell = 13, kGap = 2;
-            const size_t per_part = std::max<size_t>(1, (kLineWidth - label_w) / (kCell + kGap));
             const auto find = [&](const AccuracyRow* head, int64_t k) -> const AccuracyRow* {
                 for (const AccuracyRow* r : rows)
                     if (r->k == k && r->label() == head->label()) return r;
                 return nullptr;
             };
+            // "3.9e-7 1.23x": the statistic, its ratio to cuBLAS, '!' outside the bound.
+            const auto cell_of = [&](const AccuracyRow* head, int64_t k, int stat) -> std::string {
+                const AccuracyRow* r = find(head, k);
+                if (!r) return "-";
+                if (!r->error.empty()) return "error";
+                const double v = stat == 0 ? r->stats.max_rel : r->stats.median_rel;
+                const auto& ratio = stat == 0 ? r->max_vs_cublas : r->median_vs_cublas;
+                return sci(v) + (ratio ? " " + ratio_text(*ratio) : "") + (r->bound_pass ? "" : "!");
+            };
+            constexpr size_t kGap = 2;
             for (int stat = 0; stat < 2; ++stat) {
+                size_t cell_w = 0; // the widest cell or header of this table
+                for (int64_t k : ks) {
+                    cell_w = std::max(cell_w, ("k=" + std::to_string(k)).size());
+                    for (const AccuracyRow* head : heads) cell_w = std::max(cell_w, cell_of(head, k, stat).size());
+                }
+                const size_t per_part =
+                    std::max<size_t>(1, (kLineWidth - std::min(label_w, kLineWidth / 2)) / (cell_w + kGap));
                 os << "\n"
                    << wrap_paragraph("", std::string(to_string(dt)) + ", " + describe(dist) + " inputs: " +
                                              (stat == 0 ? "max |err| / max |ref|"
                                                         : "median of |err| / (|A||B|)") +
                                              ", x cuBLAS",
                                      2);
+                const auto pad = [&](const std::string& text) {
+                    return std::string(kGap + cell_w - std::min(cell_w, text.size()), ' ') + text;
+                };
                 for (size_t first = 0; first < ks.size(); first += per_part) {
                     const size_t last = std::min(ks.size(), first + per_part);
                     std::string line = "kernel" + std::string(label_w - 6, ' ');
-                    for (size_t i = first; i < last; ++i) {
-                        const std::string h = "k=" + std::to_string(ks[i]);
-                        line += std::string(kGap + kCell - h.size(), ' ') + h;
-                    }
+                    for (size_t i = first; i < last; ++i) line += pad("k=" + std::to_string(ks[i]));
                     os << line << "\n";
                     for (const AccuracyRow* head : heads) {
                         std::string row = head->label() + std::string(label_w - head->label().size(), ' ');
-                        for (size_t i = first; i < last; ++i) {
-                            const AccuracyRow* r = find(head, ks[i]);
-                            std::string cell = "-";
-                            if (r && !r->error.empty()) cell = "error";
-                            else if (r) {
-                                const double v = stat == 0 ? r->stats.max_rel : r->stats.median_rel;
-                                const auto& ratio = stat == 0 ? r->max_vs_cublas : r->median_vs_cublas;
-                                cell = sci(v) + (ratio ? " " + ratio_text(*ratio) : "") +
-                                       (r->bound_pass ? "" : "!");
-                            }
-                            row += std::string(kGap + kCell - std::min(kCell, cell.size()), ' ') + cell;
-                        }
+                        for (size_t i = first; i < last; ++i) row += pad(cell_of(head, ks[i], stat));
                         os << row << "\n";
                     }
                 }

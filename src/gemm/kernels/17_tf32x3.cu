@@ -22,9 +22,23 @@
 //   accumulation (the tensor probe measures it), up to 4 u of the partial sum per MMA, against a
 //   bound of 2 (k + 3) u: it holds for k >= kTf32x3MinK = 40 (mma_configs.hpp). Below that this
 //   rung computes with the CUDA cores (rung 13), so its FP32 promise holds for every k.
-// Changed from rung 16: each operand split into two TF32 parts, three MMAs per tile pair, and
-// the range guard; pipeline, layouts and epilogue are rungs 15-16's.
+// - Bias. The tensor cores truncate: each MMA's loss leans toward zero, in proportion to the
+//   sum in its accumulator. Kept in the accumulators over all of k, the losses add up with k
+//   (on same-sign data the error grows linearly in k, where SGEMM's grows like sqrt(k)). So
+//   the three MMAs of each k step start from zero in four temporary registers, and their sum is
+//   promoted into the accumulator with round-to-nearest FP32 adds (__fadd_rn), as FP8 GEMMs
+//   promote their short tensor-core sums: each truncation then acts on one k step's sum, and
+//   the sum over k is FP32 rounded to nearest, as SGEMM's is. Every k step (kTf32x3PromoteK =
+//   8) because a second set of accumulators, for a longer interval, does not fit beside the
+//   128x128 tiles' registers; the cost is one FADD per accumulator per k step
+//   (docs/precision.md, "Promotion"). The 128x128 kernels that were already at the register
+//   limit take one k step per loop trip (Tf32x3MathOneStep) to make room for it.
+// Changed from rung 16: each operand split into two TF32 parts, three MMAs per tile pair from
+// zero and their sum promoted, and the range guard; pipeline, layouts and epilogue are rungs
+// 15-16's.
 // Seeds: none; the error-compensated 3xTF32 scheme is known from CUTLASS.
+
+#include <type_traits>
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_tile.cuh"
@@ -76,6 +90,10 @@ struct Tf32x3Math {
         split(raw[1], b.big[1], b.small[1], guard);
     }
 
+    static_assert(kTf32x3PromoteK == kK, "mma_row promotes the sums of one k step");
+
+    /// One k step of A row tile (raw) against the warp's B tiles: per tile, the three MMAs
+    /// from zero (the small products first), then the promotion of their sum into acc.
     template <int NT>
     __device__ __forceinline__ static void mma_row(float (&acc)[NT][4], const float (&raw)[4],
                                                    const BOperands (&b)[NT], Guard& guard) {
@@ -84,16 +102,41 @@ struct Tf32x3Math {
         for (int e = 0; e < 4; ++e) split(raw[e], big[e], small[e], guard);
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-            ptx::mma_m16n8k8_tf32(acc[j], small, b[j].big);
-            ptx::mma_m16n8k8_tf32(acc[j], big, b[j].small);
-            ptx::mma_m16n8k8_tf32(acc[j], big, b[j].big);
+            float step[4] = {0.0f, 0.0f, 0.0f, 0.0f}; // this k step's sum, in the MMAs' own rounding
+            ptx::mma_m16n8k8_tf32(step, small, b[j].big);
+            ptx::mma_m16n8k8_tf32(step, big, b[j].small);
+            ptx::mma_m16n8k8_tf32(step, big, b[j].big);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[j][e] = __fadd_rn(acc[j][e], step[e]);
         }
     }
 };
 
+/// Tf32x3Math one k step per trip of the tile's k loop (kUnrollK = 1, see mma_tile.cuh), for
+/// the kernels that ptxas fills to the register limit: there the promotion's temporaries fit
+/// only if the next step's fragments are not loaded ahead.
+struct Tf32x3MathOneStep : Tf32x3Math {
+    static constexpr int kUnrollK = 1;
+};
+
+/// Rung 17's kernel and shared memory for one op/alignment combination (as mma::Entry). The
+/// tiles of 64 accumulators per thread (128x128) take Tf32x3MathOneStep where ptxas used
+/// 240-255 registers before the promotion: an unaligned operand (element-wise copies, more
+/// addresses) or A transposed with B not (both operands mn-major in shared memory).
+template <class Cfg>
+struct Tf32x3Entry {
+    template <bool TA, bool TB, bool Vec>
+    struct Of {
+        static constexpr bool kOneStep = Cfg::kTilesM * Cfg::kTilesN * 4 >= 64 && (!Vec || (TA && !TB));
+        using M = std::conditional_t<kOneStep, Tf32x3MathOneStep, Tf32x3Math>;
+        static constexpr auto kKernel = &mma_gemm_kernel<Cfg, M, TA, TB, Vec>;
+        static constexpr int kSmemBytes = MmaKernel<Cfg, M, TA, TB, Vec>::kSmemBytes;
+    };
+};
+
 template <class Cfg>
 void launch_tf32x3_cfg(const GemmArgs<float>& g, cudaStream_t stream) {
-    launch<Cfg, Tf32x3Math>(g, stream);
+    tile::launch_block_tiled<Cfg, Tf32x3Entry<Cfg>::template Of>(g, stream);
 }
 
 // The configurations that exist (mma_configs.hpp names them).

@@ -87,6 +87,16 @@ using Cfg64x32w32x16s4 = MmaConfig<GemmShape<64, 32, BK>, GemmShape<32, 16, 1>, 
 /// and 40 leaves a margin (docs/precision.md). Rung 17 and auto send smaller k to the CUDA cores.
 inline constexpr int64_t kTf32x3MinK = 40;
 
+/// The k depth of the tensor-core sums that 3xTF32 (rung 17) promotes: its MMAs run from zero
+/// for kTf32x3PromoteK terms, then their sum is added into the FP32 accumulators with a
+/// round-to-nearest add. The TF32 MMAs truncate their FP32 sums, a loss that leans toward zero in
+/// proportion to the sum it acts on; restarted every kTf32x3PromoteK it is a bounded relative
+/// error of the sum of that many terms instead of one that grows with k, and the sum over k is
+/// FP32 rounded to nearest, as SGEMM's is. One k step of 8: a longer interval would need a
+/// second set of accumulators, which rung 17's 128x128 tiles have no registers for
+/// (docs/precision.md, "Promotion").
+inline constexpr int kTf32x3PromoteK = 8;
+
 /// The magnitudes the 3xTF32 split carries, as the bits of |x| (which order non-negative
 /// floats): 2^-115 <= |x| < 2^126, or x == 0. Below, the small part is subnormal or zero and
 /// drops bits; from 2^126 on, the big part can round up to Inf; Inf and NaN (bits >= 2^126's)
