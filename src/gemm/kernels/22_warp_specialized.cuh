@@ -89,6 +89,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             }
             wgmma_wait<0>();
             pin_accumulators(acc);
+            mma.finish(acc);
             pipe.consumer_release(previous); // the producer may already load the next unit
 
             float* partial = p.k_splits > 1 ? p.partial + int64_t(w.slice) * p.m * p.n : nullptr;

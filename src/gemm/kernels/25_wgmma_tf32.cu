@@ -89,6 +89,9 @@ struct MmaTf32 {
             }
 #endif
         }
+        /// After the last k tile: acc already holds the sum.
+        template <int N>
+        __device__ __forceinline__ void finish(float (&)[N]) {}
         template <class P>
         __device__ __forceinline__ bool replaces_epilogue(const P&, int64_t, int64_t, int, int64_t,
                                                           int64_t, float*) {

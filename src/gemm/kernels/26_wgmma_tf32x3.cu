@@ -55,24 +55,63 @@ struct MmaTf32x3 {
         using B = typename Layout::ShapeB;
         static_assert(A::kKMajor && B::kKMajor, "3xTF32 reads both packed operands K-major");
 
+        static constexpr int kN = B::kPanelRows; // BN
+        /// The tensor cores sum in FP32 without rounding to nearest (their error grows with
+        /// k, and faster for same-sign data), so each k step's three products are summed from
+        /// zero into one of two step accumulators, and the step before it, finished, is added
+        /// into the caller's accumulators with ordinary round-to-nearest adds: the tensor cores
+        /// never sum more than 8 k of products, and the two step accumulators let one step's
+        /// wgmma run while the other's sum is added (docs/precision.md, "3xTF32").
+        float step_sum[2][kN / 2];
+        bool pending = false; // step_sum[1] holds the last step of the previous k tile
+
+        __device__ __forceinline__ static void add_step(float (&acc)[kN / 2],
+                                                        float (&step)[kN / 2]) {
+#ifdef GEMMLAB_SM90A
+            pin_accumulators(step); // read only after the wait that finished it
+#pragma unroll
+            for (int i = 0; i < kN / 2; ++i) acc[i] = __fadd_rn(acc[i], step[i]);
+#endif
+        }
+
         template <int BN>
         __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
                                                bool accumulate) {
 #ifdef GEMMLAB_SM90A
-            wgmma_fence();
+            static_assert(BN == kN, "the step accumulators are the block tile's width");
+            if (!accumulate) { // a new tile: its sum starts at zero
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+                pending = false;
+            }
 #pragma unroll
             for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 8
+                float(&step)[BN / 2] = step_sum[ks % 2];
                 const uint64_t da = operand_descriptor<A>(a, 64 * wg, ks);
                 const uint64_t db = operand_descriptor<B>(b, 0, ks);
                 const uint64_t da_small = operand_descriptor<A>(a + A::kBytes, 64 * wg, ks);
                 const uint64_t db_small = operand_descriptor<B>(b + B::kBytes, 0, ks);
                 // The small products first (as rung 17): they add to a small partial sum
                 // before the big product joins it.
-                wgmma_tf32<BN>(acc, da_small, db, (accumulate || ks > 0) ? 1 : 0);
-                wgmma_tf32<BN>(acc, da, db_small, 1);
-                wgmma_tf32<BN>(acc, da, db, 1);
+                wgmma_fence();
+                wgmma_tf32<BN>(step, da_small, db, 0);
+                wgmma_tf32<BN>(step, da, db_small, 1);
+                wgmma_tf32<BN>(step, da, db, 1);
+                wgmma_commit();
+                if (ks > 0 || pending) {
+                    wgmma_wait<1>(); // the step before this one is done
+                    add_step(acc, step_sum[(ks + 1) % 2]);
+                }
             }
+            pending = true;
 #endif
+        }
+
+        /// After the last k tile (its wgmma all retired): the last step's sum joins acc.
+        template <int N>
+        __device__ __forceinline__ void finish(float (&acc)[N]) {
+            if (pending) add_step(acc, step_sum[1]);
+            pending = false;
         }
 
         /// The range guard: a tile that meets a flagged 64-row group of op(A) or 64-column group

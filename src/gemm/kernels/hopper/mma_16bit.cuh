@@ -5,6 +5,7 @@
 // policies (TF32, 3xTF32) with the same members:
 //   Storage, kParts, kTileK, Args      what the operands are and what the kernel must pass
 //   Consumer<Layout>::k_tile(...)       one consumer warpgroup's products of one k tile
+//   Consumer<Layout>::finish(acc)       after the last k tile of a unit (3xTF32: the last step)
 //   Consumer<Layout>::replaces_epilogue a tile the policy finishes itself (3xTF32's guard)
 
 #include "gemm/kernels/hopper/params.hpp"
@@ -40,6 +41,9 @@ struct Mma16Bit {
                     (accumulate || ks > 0) ? 1 : 0);
 #endif
         }
+        /// After the last k tile: acc already holds the sum.
+        template <int N>
+        __device__ __forceinline__ void finish(float (&)[N]) {}
         template <class P>
         __device__ __forceinline__ bool replaces_epilogue(const P&, int64_t, int64_t, int, int64_t,
                                                           int64_t, float*) {
