@@ -124,7 +124,7 @@ done
     [[ -n "${result[$step]+x}" ]] && printf '  %-8s exit %s\n' "$step" "${result[$step]}"
   done
   for f in cpu tests faults big; do
-    [[ -f "$out/$f.log" ]] && grep -hE '^\[  (PASSED|FAILED|SKIPPED) \]|tests? ran' "$out/$f.log" | sed "s/^/  $f: /"
+    [[ -f "$out/$f.log" ]] && grep -hE '^\[  (PASSED|FAILED|SKIPPED) +\]|test suites? ran' "$out/$f.log" | sed "s/^/  $f: /"
   done
   [[ -f "$out/tests.log" ]] && grep -hE 'cases .* entries compared|tensor parallel:|-> .*(Mismatch|InvalidArgument)' "$out/tests.log" | sort -u | head -12 | sed 's/^/  tests: /'
   [[ -f "$out/faults.log" ]] && grep -hE 'a peer (died|aborted) ->|(dead|aborted) rank:' "$out/faults.log" | sed 's/^/  faults: /'
