@@ -115,6 +115,12 @@ for step in "${steps[@]}"; do
       fi ;;
     *) echo "dist-check: unknown step $step" >&2 ;;
   esac
+  # A GPU step whose tests all skipped (no GPUs seen) did not check anything: say so.
+  if [[ $step == tests || $step == faults || $step == big ]] && [[ -f "$out/$step.log" ]] &&
+     grep -q '^\[  SKIPPED \]' "$out/$step.log" && ((${result[$step]:-1} == 0)); then
+    echo "   $step: tests skipped (fewer than two GPUs seen): marked exit 3" | tee -a "$out/dist-check.log"
+    result[$step]=3
+  fi
 done
 
 {
