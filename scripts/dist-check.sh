@@ -115,6 +115,12 @@ for step in "${steps[@]}"; do
       fi ;;
     *) echo "dist-check: unknown step $step" >&2 ;;
   esac
+  # A GPU step whose tests all skipped (no GPUs seen) did not check anything: say so.
+  if [[ $step == tests || $step == faults || $step == big ]] && [[ -f "$out/$step.log" ]] &&
+     grep -q '^\[  SKIPPED \]' "$out/$step.log" && ((${result[$step]:-1} == 0)); then
+    echo "   $step: tests skipped (fewer than two GPUs seen): marked exit 3" | tee -a "$out/dist-check.log"
+    result[$step]=3
+  fi
 done
 
 {
@@ -124,7 +130,7 @@ done
     [[ -n "${result[$step]+x}" ]] && printf '  %-8s exit %s\n' "$step" "${result[$step]}"
   done
   for f in cpu tests faults big; do
-    [[ -f "$out/$f.log" ]] && grep -hE '^\[  (PASSED|FAILED|SKIPPED) \]|tests? ran' "$out/$f.log" | sed "s/^/  $f: /"
+    [[ -f "$out/$f.log" ]] && grep -hE '^\[  (PASSED|FAILED|SKIPPED) +\]|test suites? ran' "$out/$f.log" | sed "s/^/  $f: /"
   done
   [[ -f "$out/tests.log" ]] && grep -hE 'cases .* entries compared|tensor parallel:|-> .*(Mismatch|InvalidArgument)' "$out/tests.log" | sort -u | head -12 | sed 's/^/  tests: /'
   [[ -f "$out/faults.log" ]] && grep -hE 'a peer (died|aborted) ->|(dead|aborted) rank:' "$out/faults.log" | sed 's/^/  faults: /'
