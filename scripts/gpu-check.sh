@@ -155,13 +155,13 @@ for step in "${steps[@]}"; do
                   cluster_multicast:bf16 persistent:bf16 wgmma_tf32:f32 wgmma_tf32x3:f32}; do \
           k=\${kt%%:*}; t=\${kt##*:}; \
           echo \"== ncu: rung \$k, first launch (the check run), 4096^3 \$t row-major nn\"; \
-          ncu --clock-control none -k regex:'mma_sync_f16|wgmma_gemm_kernel' -c 1 \
+          ncu --clock-control none -k regex:'mma_sync_f16|wgmma_cp_async_kernel|tma_kernel|warp_specialized_kernel' -c 1 \
             --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
             --metrics sm__inst_executed_pipe_tensor_op_gmma.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
             $gemmlab bench --kernels \$k --dtype \$t --sizes 4096 --reps 1 --min-time 0 || exit 1; \
         done \
         && cuobjdump -sass $build/libgemmlab.so > $out/sass-all.txt \
-        && for f in mma_sync_f16 'Feed)0, false, 1, false>' 'Feed)1, false, 1, false>' 'Feed)1, true, 1, false>' 'Feed)1, true, 2, false>' 'Feed)1, true, 1, true>, __' 'hopper::Tf32, ' 'hopper::Tf32x3, '; do \
+        && for f in mma_sync_f16 wgmma_cp_async_kernel 'hopper::tma_kernel' WarpSpecializedRung ClusterMulticastRung PersistentRung WgmmaTf32Rung WgmmaTf32x3Rung; do \
              c++filt < $out/sass-all.txt | awk -v re=\"\$f\" '/Function : /{g=index(\$0, re)>0} g' > $out/sass-one.txt; \
              echo \"SASS \$f: HGMMA \$(grep -c HGMMA $out/sass-one.txt) HMMA \$(grep -c HMMA $out/sass-one.txt) LDSM \$(grep -c LDSM $out/sass-one.txt) STSM \$(grep -c STSM $out/sass-one.txt) UTMALDG \$(grep -c UTMALDG $out/sass-one.txt) UTMASTG \$(grep -c UTMASTG $out/sass-one.txt) LDGSTS \$(grep -c LDGSTS $out/sass-one.txt) LDL/STL \$(grep -cE 'LDL|STL' $out/sass-one.txt)\"; \
            done; rm -f $out/sass-all.txt $out/sass-one.txt"
