@@ -22,11 +22,14 @@ message(STATUS "gemmlab: HIP build for ${GEMMLAB_HIP_ARCHITECTURES} (HIP ${hip_V
 
 # hipcc compiles every .cpp as HIP (for gfx803, its default) unless told not to: the host files
 # stay plain C++, the GPU files are marked below.
-# HCC_AMDGPU_TARGET names the architectures for the compiles that carry no --offload-arch (the
-# host files), so that hipcc does not ask rocm_agent_enumerator, which fails without a GPU.
+# HCC_AMDGPU_TARGET names the architectures for the compiles and links that carry no
+# --offload-arch (host files, executables), so that hipcc does not ask rocm_agent_enumerator,
+# which fails (with a Python traceback) without a GPU.
 string(REPLACE ";" "," _gemmlab_hcc_targets "${GEMMLAB_HIP_ARCHITECTURES}")
 set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env HIP_COMPILE_CXX_AS_HIP=0
     HCC_AMDGPU_TARGET=${_gemmlab_hcc_targets} ${CMAKE_CXX_COMPILER_LAUNCHER})
+set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env HCC_AMDGPU_TARGET=${_gemmlab_hcc_targets}
+    ${CMAKE_CXX_LINKER_LAUNCHER})
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)

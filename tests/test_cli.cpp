@@ -1,4 +1,4 @@
-// The command-line tool: argument errors (exit 2 with a message and the usage), the documented
+// The command-line tool: argument errors (exit 2 with one line and a pointer to --help), the documented
 // exit code without a GPU, the JSON bench output (CPU ladder, so no GPU is needed), and tables
 // that fit in 100 columns (list, bench, probe, overhead).
 
@@ -55,7 +55,7 @@ TEST(Cli, ListFitsIn100ColumnsAndSaysWhatRunsHere) {
         EXPECT_LE(columns, 100u) << line;
         start = end + 1;
     }
-    EXPECT_NE(out.text.find(" here "), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find(" here\n"), std::string::npos) << out.text; // the column's heading
     if (gemmlab::visible_device_count() == 0) {
         size_t count = 0;
         for (size_t p = out.text.find("no CUDA device"); p != std::string::npos;
@@ -97,6 +97,35 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
         const auto out = run_cli(b.args);
         EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
         EXPECT_NE(out.text.find(b.expect), std::string::npos) << b.args << "\n" << out.text;
+    }
+}
+
+// A bad flag or value prints its one-line message and a pointer to the subcommand's --help,
+// not the whole usage.
+TEST(Cli, BadFlagPrintsOneLineAndAPointerToHelp) {
+    struct Bad {
+        const char* args;
+        const char* command; // what the pointer names
+    };
+    for (const Bad& b : {Bad{"bench --frobnicate", "gemmlab bench"}, {"bench --reps 0", "gemmlab bench"},
+                         {"bench --kernels nosuch", "gemmlab bench"}, {"bench --sizes 12a", "gemmlab bench"},
+                         {"tune --budget soon", "gemmlab tune"}, {"list --all", "gemmlab list"},
+                         {"verify --precision half", "gemmlab verify"}, {"--nosuch", "gemmlab"}}) {
+        const auto out = run_cli(b.args);
+        EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
+        const std::string pointer = std::string("Run '") + b.command + " --help' for the options.\n";
+        ASSERT_GE(out.text.size(), pointer.size()) << b.args << "\n" << out.text;
+        EXPECT_EQ(out.text.substr(out.text.find('\n') + 1), pointer) << b.args << "\n" << out.text;
+        EXPECT_EQ(out.text.rfind(std::string(b.command) + ": ", 0), 0u) << b.args << "\n" << out.text;
+        for (const char* usage : {"Usage", "Options:", "Subcommands:", "--help  "})
+            EXPECT_EQ(out.text.find(usage), std::string::npos) << b.args << ": " << usage << " in\n" << out.text;
+    }
+    // A first word that is no subcommand is named, with the subcommands there are.
+    for (const char* word : {"--nosuch", "benchh"}) {
+        const auto out = run_cli(word);
+        EXPECT_EQ(out.code, 2) << out.text;
+        EXPECT_NE(out.text.find(std::string("'") + word + "' is not a subcommand (list, bench, verify"),
+                  std::string::npos) << out.text;
     }
 }
 
@@ -222,7 +251,7 @@ TEST(Cli, CpuBenchWritesJsonWithTheDocumentedFields) {
     ASSERT_EQ(j["rows"].size(), 4u * 2 * 2 * 2); // rungs x sizes x dtypes x ops
     for (const auto& row : j["rows"]) {
         for (const char* key : {"kernel", "number", "dtype", "layout", "op", "m", "n", "k", "median_ms",
-                                "min_ms", "max_ms", "gflops", "pct_cublas", "pct_peak",
+                                "min_ms", "max_ms", "gflops", "pct_cublas", "pct_peak", "peak_pipe",
                                 "worst_error_over_bound", "pass"})
             EXPECT_TRUE(row.contains(key)) << key;
         EXPECT_TRUE(row["pass"].get<bool>());
@@ -275,6 +304,86 @@ TEST(Cli, ProbeListFitsInOneHundredColumns) {
     const auto out = run_cli("probe --list");
     ASSERT_EQ(out.code, 0) << out.text;
     expect_fits(out.text, "gemmlab probe --list");
+}
+
+// %peak is against the pipe the row computes on: a TF32 rung against the TF32 tensor cores, not
+// the FP32 FMA pipes (which would put rung 25 at 5x its peak), and so on for each engine.
+TEST(Peak, EachRowIsMeasuredAgainstItsEnginesPeak) {
+    using namespace gemmlab::cli;
+    using gemmlab::Precision;
+    const auto pipe = [](const char* k, DType dt, Precision p = Precision::Default, int major = 9, int minor = 0) {
+        return peak_pipe(k, dt, p, major, minor);
+    };
+    EXPECT_EQ(pipe("naive", DType::F32), PeakPipe::Fp32Fma);
+    EXPECT_EQ(pipe("naive", DType::F64), PeakPipe::Fp64Fma);
+    EXPECT_EQ(pipe("small", DType::F64), PeakPipe::Fp64Fma);
+    EXPECT_EQ(pipe("dmma", DType::F64), PeakPipe::Fp64Tensor);
+    EXPECT_EQ(pipe("tf32", DType::F32, Precision::Tf32), PeakPipe::Tf32Tensor);
+    EXPECT_EQ(pipe("wgmma_tf32", DType::F32, Precision::Tf32), PeakPipe::Tf32Tensor);
+    EXPECT_EQ(pipe("tf32x3", DType::F32), PeakPipe::Tf32Tensor);
+    EXPECT_EQ(pipe("wgmma_tf32x3", DType::F32), PeakPipe::Tf32Tensor);
+    EXPECT_EQ(pipe("persistent", DType::BF16), PeakPipe::HalfTensor);
+    EXPECT_EQ(pipe("mma_sync_f16", DType::F16_F32), PeakPipe::HalfTensor);
+    EXPECT_EQ(pipe("half_simt", DType::BF16), PeakPipe::Fp32Fma); // BF16 converted, FP32 FMAs
+    EXPECT_EQ(pipe("cublas", DType::F32), PeakPipe::Fp32Fma);       // SGEMM
+    EXPECT_EQ(pipe("cublas", DType::F32, Precision::Tf32), PeakPipe::Tf32Tensor);
+    EXPECT_EQ(pipe("cublas", DType::F64), PeakPipe::Fp64Tensor);    // DGEMM runs DMMA on sm_90
+    EXPECT_EQ(pipe("cublas", DType::F64, Precision::Default, 8, 6), PeakPipe::Fp64Fma);
+    EXPECT_EQ(pipe("auto", DType::F32), PeakPipe::Tf32Tensor);      // 3xTF32
+    EXPECT_EQ(pipe("auto", DType::F32, Precision::Default, 7, 5), PeakPipe::Fp32Fma);
+    EXPECT_EQ(pipe("auto", DType::BF16), PeakPipe::HalfTensor);
+    EXPECT_EQ(pipe("nosuch", DType::F32), PeakPipe::None);
+
+    // FLOP per clock per SM on an H100: 128 FP32 and 64 FP64 FMA lanes; tensor cores dense.
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::Fp32Fma, 9, 0), 256);
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::Fp64Fma, 9, 0), 128);
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::Fp64Tensor, 9, 0), 256);
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::Tf32Tensor, 9, 0), 2048);
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::HalfTensor, 9, 0), 4096);
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::Tf32Tensor, 7, 5), 0); // not known: no %peak
+    EXPECT_EQ(peak_flop_per_clk_sm(PeakPipe::None, 9, 0), 0);
+
+    // Every GPU rung, in every type it takes, has a pipe whose H100 peak is known.
+    for (const auto& info : gemmlab::gpu_kernels())
+        for (DType dt : kAllDTypes)
+            if (info.supports(input_type(dt)))
+                EXPECT_GT(peak_flop_per_clk_sm(peak_pipe(info.name, dt, check_precision(std::string(info.name), dt,
+                                                                                       Precision::Default),
+                                                         9, 0),
+                                               9, 0),
+                          0)
+                    << info.name << " " << to_string(dt);
+}
+
+// Under each case the table says which pipe each row's %peak is of, by rung number.
+TEST(Peak, TableNamesThePipeOfEachRow) {
+    using namespace gemmlab::cli;
+    std::vector<BenchRow> rows;
+    auto add = [&](const char* kernel, int number, PeakPipe pipe) {
+        BenchRow r;
+        r.kernel = kernel;
+        r.number = number;
+        r.device = "gpu";
+        r.spec = Case{DType::F32, gemmlab::Layout::RowMajor, gemmlab::Op::N, gemmlab::Op::N,
+                      {64, 64, 64}, 1.0, 0.0, 0, gemmlab::FillKind::Uniform};
+        r.gflops = 1;
+        r.pct_peak = 50.0;
+        r.peak_pipe = pipe;
+        r.result.launched = true;
+        r.result.check.pass = true;
+        rows.push_back(r);
+    };
+    add("cublas", 0, PeakPipe::Fp32Fma);
+    add("naive", 1, PeakPipe::Fp32Fma);
+    add("coalesced", 2, PeakPipe::Fp32Fma);
+    add("tf32", 16, PeakPipe::Tf32Tensor);
+    add("small", 27, PeakPipe::Fp32Fma);
+    add("auto", -1, PeakPipe::Tf32Tensor);
+    std::ostringstream os;
+    print_table(os, rows);
+    EXPECT_NE(os.str().find("%peak of: FP32 FMA 0-2, 27; TF32 tensor cores 16, auto"), std::string::npos)
+        << os.str();
+    expect_fits(os.str(), "bench table with its %peak legend");
 }
 
 // The GPU bench table's worst cases, rendered directly: the longest rung name, large numbers,
@@ -410,7 +519,7 @@ TEST(Tables, WrapWords) {
     EXPECT_EQ(wrap_words("short averyveryverylongword x", 8),
               (std::vector<std::string>{"short", "averyver", "yverylon", "gword x"}));
     EXPECT_EQ(wrap_words("§§§§§", 2), (std::vector<std::string>{"§§", "§§", "§"})); // cut by columns
-    EXPECT_EQ(gemmlab::cli::display_width("seed 002 §2.6"), 13u); // § is one column, two bytes
+    EXPECT_EQ(gemmlab::cli::display_width("Vega10 §2.6"), 11u); // § is one column, two bytes
 }
 
 TEST(Tables, WrapParagraphIndentsContinuationLines) {

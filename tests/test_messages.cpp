@@ -1,14 +1,18 @@
 // Messages that reach users: CUDA/cuBLAS failures name the API function and the error, never a
 // source path or the call's argument casts (those only with GEMMLAB_DEBUG or in debug builds),
-// and a shape too large for the GPU is named with the bytes it needs. CPU only.
+// a shape too large for the GPU is named with the bytes it needs, and a bad command line gets
+// one line and a pointer to --help. CPU only.
 
+#include <algorithm>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include <gtest/gtest.h>
 
 #include "common/cuda_check.hpp"
 #include "gemmlab/bench_core.hpp"
+#include "gemmlab/commands.hpp"
 
 namespace {
 
@@ -90,6 +94,42 @@ TEST(TooLarge, MessageNamesTheShapeTheBytesAndWhatIsFree) {
     EXPECT_NE(msg.find("79.0 GiB of 80.0 GiB free"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_EQ(msg.find(".cu"), std::string::npos) << msg;
+}
+
+// The error of a bad command line, as CLI11 reports it, becomes two lines: the message with
+// the command it belongs to, and where the options are listed.
+TEST(UsageError, OneLineAndAPointerToTheSubcommandsHelp) {
+    CLI::App app{"test", "gemmlab"};
+    app.require_subcommand(1);
+    auto* bench = app.add_subcommand("bench", "b");
+    int reps = 1;
+    bench->add_option("--reps", reps)->check(CLI::Range(1, 10));
+    app.add_subcommand("list", "l");
+    auto parse = [&](std::vector<std::string> args) -> std::string {
+        app.clear();
+        std::vector<char*> argv;
+        args.insert(args.begin(), "gemmlab");
+        for (auto& a : args) argv.push_back(a.data());
+        try {
+            app.parse(int(argv.size()), argv.data());
+        } catch (const CLI::ParseError& e) {
+            return cli::usage_error(app, e.what());
+        }
+        return "parsed";
+    };
+    const std::string extra = parse({"bench", "--frobnicate"});
+    EXPECT_EQ(extra.substr(extra.find('\n') + 1), "Run 'gemmlab bench --help' for the options.\n") << extra;
+    EXPECT_EQ(extra.rfind("gemmlab bench: ", 0), 0u) << extra;
+    EXPECT_NE(extra.find("--frobnicate"), std::string::npos) << extra;
+    const std::string range = parse({"bench", "--reps", "0"});
+    EXPECT_EQ(std::count(range.begin(), range.end(), '\n'), 2) << range;
+    EXPECT_NE(range.find("1 to 10"), std::string::npos) << range;
+    // Before any subcommand, the pointer is to the tool's own --help.
+    const std::string top = parse({"--nosuch"});
+    EXPECT_EQ(top.substr(top.find('\n') + 1), "Run 'gemmlab --help' for the options.\n") << top;
+    // A message of several lines keeps its first; trailing blanks go.
+    EXPECT_EQ(cli::usage_error(app, "first line \nsecond line\n"),
+              "gemmlab: first line\nRun 'gemmlab --help' for the options.\n");
 }
 
 } // namespace

@@ -27,8 +27,8 @@ int fp32_lanes_per_sm(int major, int minor) noexcept {
 }
 
 int fp64_lanes_per_sm(int major, int minor) noexcept {
-    if (major == 9 || (major == 8 && minor == 0) || (major == 7 && minor == 0)) return 64;
-    if (major == 10 && minor == 0) return 64;
+    if (major == 9 || (major == 10 && minor == 0)) return 64;
+    if ((major == 8 && minor == 0) || (major == 7 && minor == 0)) return 32; // A100, V100: half of FP32
     if (major >= 7) return 2; // consumer parts: 1/64 of the FP32 rate
     return 0;
 }

@@ -1,8 +1,8 @@
 // gemmlab::gemm: validate (no CUDA call before this succeeds), normalize to the one internal
 // column-major form, pick a rung, launch on the caller's stream, and turn failures into a Status.
 //
-// The host side of a call is budgeted: about what one bare kernel launch costs (issue 10;
-// `gemmlab overhead` measures both in the same run). So a successful call makes no heap
+// The host side of a call is budgeted: about what one bare kernel launch costs
+// (`gemmlab overhead` measures both in the same run; docs/cli.md). So a successful call makes no heap
 // allocation (tests/test_host_path.cpp counts them), no device query whose answer cannot change
 // within the process, and no synchronization. What a successful call does, in order:
 //   - validation: integer checks only; message strings are built on the failure path alone;

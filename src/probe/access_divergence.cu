@@ -1,10 +1,10 @@
 // access-divergence: bandwidth vs the number of distinct lines one warp's load touches
-// (seed 002 §2.7.2).
+// (Vega10 microbenchmarks 2.7.2).
 //
 // Question: a warp's 32 lanes each load 4 bytes. Coalesced, that is one 128 B line; scattered, it
 // is up to 32 lines, each needing its own tag lookup and at least one 32 B sector. How does the
 // useful bandwidth fall as the same 128 useful bytes per request spread over D = 1, 2, 4 ... 32
-// lines? (The seed asks the compile-time side of this: does a divergent address make HIPCC emit
+// lines? (The source asks the compile-time side of this: does a divergent address make HIPCC emit
 // two store instructions? CUDA always emits one instruction per warp; the cost is in the memory
 // system, which is what this probe measures.)
 //

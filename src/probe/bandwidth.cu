@@ -1,4 +1,4 @@
-// Probe `bandwidth` (no seed section): the ceilings the other probes are read against.
+// Probe `bandwidth` (no source section): the ceilings the other probes are read against.
 //
 // Question: how many bytes per second can the SMs read from DRAM, write to it, and copy within
 // it; how fast do they read from L2; how many bytes per cycle does one SM read from shared memory?

@@ -1,4 +1,4 @@
-// Probe `batchnorm` (seed 002 §2.14, BatchNorm).
+// Probe `batchnorm` (Vega10 microbenchmarks 2.14, BatchNorm).
 //
 // Question: batchnorm forward (training statistics) needs, per channel, the mean and variance
 // over N x H x W and then y = (x - mean) / sqrt(var + eps) * gamma + beta. The minimum traffic
@@ -8,14 +8,14 @@
 // Method: x is N=128 x C=2048 x 16 x 16 floats (256 MiB; y another 256 MiB), random in
 // [0.5, 1.5); gamma and beta random per channel. A channel is 32768 values (128 KiB) in 128 runs
 // of 1 KiB. Variants (one block per channel unless stated):
-//  1. three passes over the channel: mean, then variance, then normalise (seed 14a)
-//  2. two passes: sum and sum of squares together, then normalise (seed 14d)
+//  1. three passes over the channel: mean, then variance, then normalise (Vega10 microbenchmarks 14a)
+//  2. two passes: sum and sum of squares together, then normalise (Vega10 microbenchmarks 14d)
 //  3. two kernels: statistics for every channel, then an elementwise normalise over the whole
 //     tensor (x read twice from DRAM: the structure that scales to any channel size)
 //  4-6. one read: the channel held in registers, 1024 threads x 32, 512 x 64, 256 x 128 values
-//     (seed 14b/14c). ptxas: 48, 80 and 161 registers, no spills, one block per SM each. Written
+//     (Vega10 microbenchmarks 14b/14c). ptxas: 48, 80 and 161 registers, no spills, one block per SM each. Written
 //     with a full NCHW index per value instead of one base pointer plus constant strides, all
-//     three spilled (296-1600 B of stack): the seed's "address arithmetic wastes registers".
+//     three spilled (296-1600 B of stack): the source's "address arithmetic wastes registers".
 //  7. one read: the channel staged in 128 KiB of shared memory
 // Passes 2 and 3 of a one-block-per-channel kernel re-read a 128 KiB channel that the block has
 // just read, mostly from L2. Each variant runs once on a NaN-poisoned y that is compared with a

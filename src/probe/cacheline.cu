@@ -1,10 +1,10 @@
-// cacheline: how large are a cache line and a sector (seed 002 §2.6.2, §2.7.1)?
+// cacheline: how large are a cache line and a sector (Vega10 microbenchmarks 2.6.2, 2.7.1)?
 //
 // Question: at what granularity do the caches and memory move data: the L1 line (the unit one tag
 // covers), the 32 B sector L2 hands out, and the amount an L1 or a DRAM miss fetches?
 //
 // Method, four ways:
-//  1. by latency (seed 2.6.2): one thread reads 2048 words in a dependent chain, each s bytes past
+//  1. by latency (Vega10 microbenchmarks 2.6.2): one thread reads 2048 words in a dependent chain, each s bytes past
 //     the previous one (s = 4 .. 1024 B), from a region nothing cached ("cold": an L2-sized buffer
 //     was just overwritten) or that many threads just read into L2 ("L2-warm"). While s is below
 //     the fill granule G, a miss brings in the next G/s - 1 reads too, so the mean latency is a
@@ -22,7 +22,7 @@
 //     own plateau matters: against one fixed threshold the sector's lower plateau reads as a
 //     capacity change, and the line comes out as the sector (an earlier version of this probe
 //     did that and reported the 32 B sector as the line).
-//  3. by L1 bandwidth (seed 2.7.1): one block of 8 warps re-reads L1-resident words, lane i at
+//  3. by L1 bandwidth (Vega10 microbenchmarks 2.7.1): one block of 8 warps re-reads L1-resident words, lane i at
 //     i * s bytes; cycles per warp request grow with the distinct lines a request touches and stop
 //     growing once every lane has its own line. Each load's address adds (trip & zero), zero a
 //     kernel argument, so ptxas cannot fold the repeated loads of one address into one (it did:
@@ -44,7 +44,7 @@
 // granularity, cudaLimitMaxL2FetchGranularity, is a hint up to 128 B). Measured on H200, method 4
 // does not stay flat past the sector: L2 cost per read 26 B at 32 and 64 B strides, then ~47 B
 // from 128 B on; DRAM cost per read equals the stride up to 64 B, then 74, 112, 123 B at 128,
-// 256, 512 B (sparse reads use DRAM less efficiently than 64 B per read). The seed's Vega10 showed a
+// 256, 512 B (sparse reads use DRAM less efficiently than 64 B per read). The Vega10 microbenchmarks showed a
 // 64 B line by latency (its L1 fills whole lines).
 
 #include <algorithm>

@@ -1,9 +1,9 @@
-// Probe `channel-conflict` (seed 002 §2.10, memory channel conflicts).
+// Probe `channel-conflict` (Vega10 microbenchmarks 2.10, memory channel conflicts).
 //
 // Question: DRAM is split into channels, each serving a fixed slice of the address space. When
 // all concurrently running warps read addresses that agree in their low bits (they stride by a
-// large power of two), do they crowd onto a few channels and lose bandwidth, as the seed saw on
-// Vega10 (down to 25%)? Does padding the stride (4096 + 16 floats, in the seed's SGEMM advice)
+// large power of two), do they crowd onto a few channels and lose bandwidth, as the source saw on
+// Vega10 (down to 25%)? Does padding the stride (4096 + 16 floats, in the source's SGEMM advice)
 // restore it?
 //
 // Method: 1 GiB is read as rows of `stride` bytes. 4096 warps run at once (512 blocks of 256
@@ -19,7 +19,7 @@
 //
 // Expected on H100 (HBM3, ~3.35 TB/s peak): NVIDIA hashes many address bits into the channel
 // and partition choice, so power-of-two strides should cost little; a worst/best ratio near 1
-// says the hardware already does what the seed did by hand with padding. A clear drop at some
+// says the hardware already does what the source did by hand with padding. A clear drop at some
 // stride would be a real channel (or bank) conflict to avoid in layouts.
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Random single-cycle permutations for pointer-chase probes (seed 002 §2.6): node i's successor is
+// Random single-cycle permutations for pointer-chase probes (Vega10 microbenchmarks 2.6): node i's successor is
 // next[i], and following next from any node visits every node once before coming back. A random
 // order defeats prefetching and keeps every step a dependent load; a single cycle guarantees the
 // chase covers the whole footprint instead of looping in a short sub-cycle.

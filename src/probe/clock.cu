@@ -1,6 +1,6 @@
-// clock: the SM clock while the probes run (seed 002 §1.3).
+// clock: the SM clock while the probes run (Vega10 microbenchmarks 1.3).
 //
-// Question: at what clock does an SM run while it is busy? The seed hard-codes MI25's 1.536 GHz
+// Question: at what clock does an SM run while it is busy? The source hard-codes MI25's 1.536 GHz
 // and divides by it; on a boosting GPU the clock moves with load, power and temperature, so we
 // measure it and every other probe converts cycles <-> ns with this number (ctx.clock_mhz).
 //

@@ -1,8 +1,8 @@
-// divergence: what a warp pays for taking several paths (seed 002 §2.5).
+// divergence: what a warp pays for taking several paths (Vega10 microbenchmarks 2.5).
 //
 // Question: when the 32 lanes of one warp take P different branches, the warp runs the branches
 // one after the other with the other lanes masked off. What does that cost for P = 1, 2, 4 ... 32,
-// compared with the same P branches taken by whole warps? And does the seed's fix, selecting the
+// compared with the same P branches taken by whole warps? And does the source's fix, selecting the
 // operands per lane and running one common path, remove the cost?
 //
 // Method: one block of 1024 threads (8 warps per scheduler: the FMA pipes are saturated, so time
@@ -18,7 +18,7 @@
 // chain's result is stored only when < -1, which never happens but cannot be proven.
 //
 // Expected on H100 (and any SIMT GPU): within a warp the time grows as P (32 paths ~32x); across
-// warps and with selected operands it stays ~1x. The seed's Vega10 showed 2x for 2 paths and
+// warps and with selected operands it stays ~1x. The Vega10 microbenchmarks showed 2x for 2 paths and
 // ~1x after its operand swap.
 
 #include <vector>

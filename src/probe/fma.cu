@@ -1,4 +1,4 @@
-// fma: FMA throughput per SM, and the SM count read off a time step (seed 002 §2.2.1-2.2.5).
+// fma: FMA throughput per SM, and the SM count read off a time step (Vega10 microbenchmarks 2.2.1-2.2.5).
 //
 // Question: how many fused multiply-adds per cycle does one SM retire, in float and double, and
 // what does it take to get there (threads per block, independent chains, loop unrolling)? How many
@@ -6,13 +6,13 @@
 //
 // Method: every thread runs `sum = fma(sum, mul, add)` chains. Single-SM sweeps (one block, timed
 // in-kernel with clock64() between two __syncthreads, median of 3 launches): threads per block
-// 32..1024 with one chain (seed 2.2.4), 1/2/4/8 independent chains at 128 threads, i.e. one warp
+// 32..1024 with one chain (Vega10 microbenchmarks 2.2.4), 1/2/4/8 independent chains at 128 threads, i.e. one warp
 // per scheduler (latency hiding by ILP), and inner-loop unroll factors 1..128 at 1024 threads
-// (seed 2.2.1-2.2.3: loop overhead competes with FMAs for issue slots). Every variant does 65536
-// FMA per thread. Then (seed 2.2.5) 1 .. 3 x SMs + 3 blocks of 1024 threads, float, timed with
+// (Vega10 microbenchmarks 2.2.1-2.2.3: loop overhead competes with FMAs for issue slots). Every variant does 65536
+// FMA per thread. Then (Vega10 microbenchmarks 2.2.5) 1 .. 3 x SMs + 3 blocks of 1024 threads, float, timed with
 // events, each block holding more than half an SM's shared memory so that no two share an SM:
 // a block of 1024 threads fills an SM's FMA pipes, so the time holds flat while every block has
-// an SM to itself and doubles at SMs + 1 blocks (the seed's 64 vs 65 on Vega10).
+// an SM to itself and doubles at SMs + 1 blocks (the source's 64 vs 65 on Vega10).
 //
 // Keeping the work: mul = x/(x+1) and add = 1/(x+1e8) come from the thread index, so nothing folds
 // at compile time; chains stay positive and finite; their sum is stored only when it is < -1,
@@ -153,7 +153,7 @@ Result run_fma(Context& ctx) {
     TypeRates f32 = single_sm_sweeps<float>(ctx, "float");
     TypeRates f64 = single_sm_sweeps<double>(ctx, "double");
 
-    // Blocks 1 .. 3 x SMs + 3 of 1024 threads (seed 2.2.5), timed with events.
+    // Blocks 1 .. 3 x SMs + 3 of 1024 threads (Vega10 microbenchmarks 2.2.5), timed with events.
     const int threads = std::min(1024, ctx.max_threads_per_block);
     const int max_blocks = 3 * ctx.sm_count + 3;
     const int outer = kFmaPerThreadBlocks / 64;

@@ -1,4 +1,4 @@
-// Probe `index-nchw` (seed 002 §2.8, NCHW 4-D index generation).
+// Probe `index-nchw` (Vega10 microbenchmarks 2.8, NCHW 4-D index generation).
 //
 // Question: what does it cost to turn a flat NCHW element index into (n, c, h, w), and from
 // there into another layout's offset, when the sizes are run-time values: hardware-less integer
@@ -11,7 +11,7 @@
 //    memory traffic. SM cycles per element = event time x SM clock x SMs / elements. Both
 //    methods must give the same per-warp sums (checked: the multiply-shift is exact for every
 //    i < 2^31).
-//  - In context (the seed's kernel): one thread per element writes that offset to a 256 MiB
+//  - In context (the source's kernel): one thread per element writes that offset to a 256 MiB
 //    array (more than the L2), against the same store with no index arithmetic. Every written
 //    element is checked on the host.
 // Keeping the work: the cost kernel's sums are reduced and added into a checksum the host reads.
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kBlock) index_cost_kernel(Decode dec, unsigned
     if ((threadIdx.x & 31) == 0) atomicAdd(checksum, v);
 }
 
-// The seed's kernel, generalised: out[i] = the NHWC offset of NCHW element i.
+// The source's kernel, generalised: out[i] = the NHWC offset of NCHW element i.
 template <class Decode>
 __global__ void index_write_kernel(Decode dec, uint32_t* __restrict__ out, uint32_t count) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,4 +1,4 @@
-// latency: how long a dependent load takes from L1, L2 and DRAM (seed 002 §2.6.1, §2.6.3).
+// latency: how long a dependent load takes from L1, L2 and DRAM (Vega10 microbenchmarks 2.6.1, 2.6.3).
 //
 // Question: what is the load-to-use latency of a global load that hits L1, hits L2, or goes to
 // DRAM, and at which footprints does each level stop holding the data?
@@ -30,7 +30,7 @@
 // near one, so a single SM effectively sees about half the reported L2 (H200: ~32 of 60 MiB at
 // L2 latency, within a quarter of the way to DRAM's); past that latency climbs gradually towards
 // DRAM's (H200: 377 cycles at 32 MiB, 476 at 64, 607 at 256 MiB). DRAM ~450-650 cycles
-// (~300-400 ns) with TLB-warm pages. Seed's Vega10: L1 ~120, L2 ~300, DRAM ~610 cycles.
+// (~300-400 ns) with TLB-warm pages. The Vega10 microbenchmarks, on Vega10: L1 ~120, L2 ~300, DRAM ~610 cycles.
 
 #include <algorithm>
 #include <cmath>

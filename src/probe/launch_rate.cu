@@ -1,5 +1,5 @@
 // launch-rate: how fast the GPU creates threads, and what one launch costs
-// (seed 002 §2.1.1-2.1.3).
+// (Vega10 microbenchmarks 2.1.1-2.1.3).
 //
 // Question: how many threads per cycle can the GPU create for an empty kernel, and how does that
 // depend on the block's size and shape (1D 1..1024, 2D n x n, 3D n x n x n)? And what does a kernel
@@ -21,7 +21,7 @@
 //
 // Expected on H100: threads per cycle grow in proportion to block size for small blocks (a fixed
 // number of blocks per cycle), then flatten at a plateau in the hundreds of threads per cycle;
-// the seed's Vega10 plateaued at 64 threads/cycle from 256 threads per block. 2D and 3D blocks
+// the Vega10 microbenchmarks plateaued at 64 threads/cycle from 256 threads per block. 2D and 3D blocks
 // follow their thread count, not their shape. Back-to-back stream launches cost about 2-4 us each,
 // set by the host's enqueue cost (H200 host: ~4.0 us per call, ~3.9 us per kernel on the
 // stream); graph replays about 1 us or less per kernel.
@@ -133,7 +133,7 @@ Result run_launch_rate(Context& ctx) {
         }
     };
 
-    // 1D: 1, 2, 4 ... 1024 threads per block (seed 2.1.2).
+    // 1D: 1, 2, 4 ... 1024 threads per block (Vega10 microbenchmarks 2.1.2).
     Table t1;
     t1.title = "threads per cycle vs 1D block size (empty kernel)";
     t1.columns = {"threads per block", "threads per cycle", "blocks per cycle"};
@@ -145,7 +145,7 @@ Result run_launch_rate(Context& ctx) {
         note_peak(p.threads_per_cycle, std::to_string(n));
     }
 
-    // 2D: n x n for n = 1..32 (seed 2.1.3).
+    // 2D: n x n for n = 1..32 (Vega10 microbenchmarks 2.1.3).
     Table t2;
     t2.title = "threads per cycle vs 2D block n x n (empty kernel)";
     t2.columns = {"n", "threads per block", "threads per cycle"};
@@ -157,7 +157,7 @@ Result run_launch_rate(Context& ctx) {
         note_peak(p.threads_per_cycle, std::to_string(n) + "x" + std::to_string(n));
     }
 
-    // 3D: n x n x n for n = 1..10, and a few 1024-thread shapes (seed 2.1.3, 3D).
+    // 3D: n x n x n for n = 1..10, and a few 1024-thread shapes (Vega10 microbenchmarks 2.1.3, 3D).
     Table t3;
     t3.title = "threads per cycle vs 3D block shape (empty kernel)";
     t3.columns = {"x", "y", "z", "threads per block", "threads per cycle"};
@@ -186,7 +186,7 @@ Result run_launch_rate(Context& ctx) {
             break;
         }
 
-    // Launch overhead (seed 2.8 notes a 7 us launch cost on ROCm; here with and without a graph).
+    // Launch overhead (Vega10 microbenchmarks 2.8 notes a 7 us launch cost on ROCm; here with and without a graph).
     Table t4;
     t4.title = "per-launch cost of back-to-back empty kernels: stream vs CUDA graph";
     t4.columns = {"launches", "stream", "stream", "graph", "graph", "host enqueue"};

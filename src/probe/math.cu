@@ -1,4 +1,4 @@
-// Probe `math` (seed 002 §2.11, math functions).
+// Probe `math` (Vega10 microbenchmarks 2.11, math functions).
 //
 // Question: what do sin, cos, tan, exp, log, sqrt, rsqrt and asin cost, in float and in double,
 // and what do the fast hardware approximations (__sinf, __cosf, __tanf, __expf, __logf and the
@@ -18,7 +18,7 @@
 // results): __sinf/__cosf/__expf/__logf near 16/cycle and ~20-40 cycles of latency (one MUFU
 // plus a multiply or two); sinf/expf several times slower (range reduction and a polynomial
 // on the FMA pipes, or MUFU plus fix-ups); double functions are polynomials on the FP64 pipe,
-// ~1-3/cycle and hundreds of cycles of latency. The seed measured double sin at 2339 cycles on
+// ~1-3/cycle and hundreds of cycles of latency. The source measured double sin at 2339 cycles on
 // Vega10 (FP64 at 1/16 rate there).
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the probes of seed 002 §2.8-2.14 and by `bandwidth`:
+// Shared by the probes of Vega10 microbenchmarks 2.8-2.14 and by `bandwidth`:
 //  - a device copy and a device read, so that each probe reads its own "% of copy bandwidth" (or
 //    "% of read bandwidth", for probes that only read) against a ceiling measured in the same run
 //    instead of depending on another probe's result;

@@ -1,16 +1,16 @@
-// Probe `padding` (seed 002 §2.13, padding before a convolution).
+// Probe `padding` (Vega10 microbenchmarks 2.13, padding before a convolution).
 //
-// Question: how fast can an NCHW tensor be zero-padded (7x7 -> 13x13, pad 3, the seed's case),
+// Question: how fast can an NCHW tensor be zero-padded (7x7 -> 13x13, pad 3, the source's case),
 // and what decides it: how many channels each thread handles, and whether the per-thread
-// staging array lives in registers or in local memory ("scratch" in the seed)?
+// staging array lives in registers or in local memory ("scratch" in the source)?
 //
 // Method: N = 512 images of C = 1024 channels, 7x7 -> 13x13 (103 MB read, 354 MB written).
-//  - Seed 2.13.1: blocks of 256 threads cover one 13x13 plane (169 threads busy), grid
+//  - Vega10 microbenchmarks 2.13.1: blocks of 256 threads cover one 13x13 plane (169 threads busy), grid
 //    (1, C / k, N); each thread loads its k channels into float staged[16] and then stores them.
-//    k is a kernel argument; the seed's compiler put staged[] in scratch (local) memory for it.
+//    k is a kernel argument; the source's compiler put staged[] in scratch (local) memory for it.
 //    Whether nvcc does is read back with cudaFuncGetAttributes (localSizeBytes); a third
 //    version declares staged[] volatile, which forces it into local memory, to show that cost.
-//  - Seed 2.13.2: the same kernel with k a template constant: the loops unroll and staged[]
+//  - Vega10 microbenchmarks 2.13.2: the same kernel with k a template constant: the loops unroll and staged[]
 //    stays in registers.
 //  - Flat: one thread per output element over the whole tensor, no idle threads.
 // Each variant runs once on a NaN-poisoned output that is then compared bit for bit with a host
@@ -20,7 +20,7 @@
 //
 // Expected on H100: few channels per thread and the local-memory version fall well short of
 // copy bandwidth; compile-time counts of 4-16 and the flat kernel come close to it (~2.5-3 TB/s).
-// The seed: 144 GB/s with 16 channels through scratch vs 450 GB/s without, on a 480 GB/s Vega10.
+// The source: 144 GB/s with 16 channels through scratch vs 450 GB/s without, on a 480 GB/s Vega10.
 
 #include <algorithm>
 #include <atomic>
@@ -49,8 +49,8 @@ constexpr size_t kOutCount = size_t(kN) * kC * kHout * kWout;
 static_assert(kHout * kWout <= kBlock, "one block must cover an output plane");
 static_assert(kC % kMaxChannels == 0, "channels per thread must divide C");
 
-// Seed 2.13.1: the channel count is a run-time argument. With kForceLocal the staging array is
-// volatile, which forces it into local memory: what the seed's compiler did on its own.
+// Vega10 microbenchmarks 2.13.1: the channel count is a run-time argument. With kForceLocal the staging array is
+// volatile, which forces it into local memory: what the source's compiler did on its own.
 template <bool kForceLocal>
 __global__ void __launch_bounds__(kBlock) pad_runtime_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                              int channels_per_thread, int C, int h_out, int w_out,
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kBlock) pad_runtime_kernel(const float* __rest
     for (int i = 0; i < channels_per_thread; ++i) out[obase + size_t(i) * plane_out] = staged[i];
 }
 
-// Seed 2.13.2: every size a compile-time constant.
+// Vega10 microbenchmarks 2.13.2: every size a compile-time constant.
 template <int kChannels>
 __global__ void __launch_bounds__(kBlock) pad_const_kernel(const float* __restrict__ in, float* __restrict__ out) {
     const int hw = threadIdx.x;

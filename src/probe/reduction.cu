@@ -1,9 +1,9 @@
-// Probe `reduction` (seed 002 §2.12, reduction).
+// Probe `reduction` (Vega10 microbenchmarks 2.12, reduction).
 //
 // Question: summing a large array is a read at memory speed plus a tree of partial sums. When
 // each block first stores one element per thread in shared memory, how much does the tree's
 // shape cost: halving the active threads per step (2 elements per step, 8 steps with a barrier
-// each), quartering them (4 per step, 4 steps; the seed saw 1.7x), or warp shuffles (no shared
+// each), quartering them (4 per step, 4 steps; the source saw 1.7x), or warp shuffles (no shared
 // memory inside a warp)? And how close does a sum get to DRAM read bandwidth when each thread
 // first accumulates many elements with 16-byte loads?
 //
@@ -13,7 +13,7 @@
 // both kernels and the zeroing of the result are timed.
 //  1. tree, 2 per step: 256 threads, one element each, s[t] += s[t + half], 8 barriers
 //  2. tree, 4 per step: s[t] += s[t + q] + s[t + 2q] + s[t + 3q], 4 barriers
-//     (the seed's version omits the barrier between steps, a race; here every step has one)
+//     (the source's version omits the barrier between steps, a race; here every step has one)
 //  3. warp shuffles: __shfl_down_sync inside each warp, then the 8 warp sums once more
 //  4. shuffles after a grid-stride loop of 16-byte loads: 2048 threads per SM, each summing
 //     ~120 elements first (what a production reduction does)

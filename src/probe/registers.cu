@@ -1,9 +1,9 @@
-// registers: the per-thread register limit, and what spilling past it costs (seed 002 §2.3).
+// registers: the per-thread register limit, and what spilling past it costs (Vega10 microbenchmarks 2.3).
 //
 // Question: how many registers may one thread hold, and what happens to speed when a kernel
 // needs more live values than it gets registers?
 //
-// Method: the seed finds Vega's VGPR limit by writing v255 / v256 in inline assembly. PTX has
+// Method: the source finds Vega's VGPR limit by writing v255 / v256 in inline assembly. PTX has
 // unlimited virtual registers, so on NVIDIA the limit shows up in ptxas' allocation instead: a
 // kernel keeps R floats live across a loop (R independent FMA chains, fully unrolled, so every
 // value must sit in a register or in local memory), instantiated for R = 16 .. 320. For each

@@ -1,4 +1,4 @@
-// Probe `smem-bank` (seed 002 §2.9.2, LDS bank conflicts).
+// Probe `smem-bank` (Vega10 microbenchmarks 2.9.2, LDS bank conflicts).
 //
 // Question: how many cycles does a warp-wide shared-memory load cost when its 32 lanes touch
 // addresses `stride` words apart, for stride 1...64, and does padding a [32][32] tile to
@@ -9,7 +9,7 @@
 // pipe, not latency, limits the rate. Each warp reads clock64() (an SM-wide counter) before and
 // after; the SM's cycles for the block are max(end) - min(start), and cycles per access are
 // those over (warps x loads): the cost of one warp-wide load at full occupancy of the pipe.
-// ns come from the clock measured by the `clock` probe. The seed used one wave and a dependent
+// ns come from the clock measured by the `clock` probe. The source used one wave and a dependent
 // chain (latency plus conflicts); latency is `smem-latency`'s business, this is the throughput.
 // The padding test reads column c of a float tile[32][P] (lane l reads tile[l][c], c = 0..31):
 // P = 32 puts the whole column in one bank, P = 33 spreads it over all 32.

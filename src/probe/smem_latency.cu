@@ -1,4 +1,4 @@
-// Probe `smem-latency` (seed 002 §2.9.1, LDS latency).
+// Probe `smem-latency` (Vega10 microbenchmarks 2.9.1, LDS latency).
 //
 // Question: how many cycles pass between issuing a shared-memory load and being able to use
 // its value?
@@ -6,7 +6,7 @@
 // Method: a dependent chain in shared memory, timed with clock64() around 4096 loads.
 //  - Address chain: each word holds the shared-window address of the next, and the chain is
 //    `p = ld.shared [p]` in inline PTX: nothing but the load sits on the critical path.
-//  - Index chain (the seed's form, `temp = lds[temp]`): each word holds the index of the next,
+//  - Index chain (the source's form, `temp = lds[temp]`): each word holds the index of the next,
 //    so every step adds the index-to-address arithmetic the compiler emits.
 // Lane l of a warp walks the words of bank l (row r -> row r + 1 of a [64][32] array), so a
 // warp-wide step is one conflict-free access; a sweep over 1...32 warps, each chasing, shows
@@ -15,7 +15,7 @@
 // time that it never takes, and the address loads are asm volatile.
 //
 // Expected on H100: ~30 cycles (about 16 ns at 1.9 GHz) per dependent load with one warp, a few
-// cycles more for the index chain; flat until enough warps share the pipe. The seed measured
+// cycles more for the index chain; flat until enough warps share the pipe. The source measured
 // 63 cycles on Vega10 (44 after its two address instructions).
 
 #include <algorithm>

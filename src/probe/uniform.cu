@@ -1,5 +1,5 @@
 // uniform: warp-uniform values and control flow, NVIDIA's counterpart of scalar registers
-// (seed 002 §2.4).
+// (Vega10 microbenchmarks 2.4).
 //
 // Question: GCN keeps values shared by a whole wave in scalar registers (SGPRs) and runs loop
 // control on a scalar unit. Since Turing, NVIDIA SMs have a uniform datapath: 63 uniform

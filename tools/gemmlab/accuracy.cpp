@@ -307,7 +307,10 @@ void print_accuracy(std::ostream& os, const AccuracyReport& report) {
                 if (!r->error.empty()) return "error";
                 const double v = stat == 0 ? r->stats.max_rel : r->stats.median_rel;
                 const auto& ratio = stat == 0 ? r->max_vs_cublas : r->median_vs_cublas;
-                return sci(v) + (ratio ? " " + ratio_text(*ratio) : "") + (r->bound_pass ? "" : "!");
+                std::string cell = sci(v);
+                if (ratio) cell.append(" ").append(ratio_text(*ratio));
+                if (!r->bound_pass) cell.append("!");
+                return cell;
             };
             constexpr size_t kGap = 2;
             for (int stat = 0; stat < 2; ++stat) {

@@ -151,8 +151,9 @@ inline constexpr double kDefaultTarget = 2.0;
 inline constexpr double kTf32Target = 1.2;
 
 /// One line per target whose type and precision the rows hold:
-/// "target: f32 auto within 2x of cuBLAS (max and median, U[-1,1) and U[0,1), k 256-65536):
-/// 20 of 20 met, worst 1.31x (median, k=65536, U[0,1)): met", or "... MISSED".
+/// "target: f32 auto within 2.0x of cuBLAS SGEMM (max and median error; U[-1,1), U[0,1);
+/// k=256,1024,4096,16384,65536): 20 of 20 within, worst 1.31x (median, k=65536, U[0,1)): met",
+/// or "...: MISSED".
 std::vector<std::string> accuracy_targets(const std::vector<AccuracyRow>& rows);
 
 /// The whole run.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
 #include "gemm/problem.hpp"
 #include "gemm/reference/gpu_reference.hpp"
 #include "gemm/reference/reference.hpp"
@@ -53,6 +54,53 @@ Precision check_precision(const std::string& kernel, DType dtype, Precision requ
     if (kernel == "auto" || kernel == "cublas") return requested;
     const auto info = find_gpu_kernel(kernel);
     return info ? info->precision : Precision::Default;
+}
+
+const char* to_string(PeakPipe p) noexcept {
+    switch (p) {
+    case PeakPipe::None: return "";
+    case PeakPipe::Fp32Fma: return "FP32 FMA";
+    case PeakPipe::Fp64Fma: return "FP64 FMA";
+    case PeakPipe::Fp64Tensor: return "FP64 tensor cores";
+    case PeakPipe::Tf32Tensor: return "TF32 tensor cores";
+    case PeakPipe::HalfTensor: return "BF16/FP16 tensor cores";
+    }
+    return "";
+}
+
+double peak_flop_per_clk_sm(PeakPipe pipe, int cc_major, int cc_minor) noexcept {
+    const int cc = 10 * cc_major + cc_minor;
+    // Tensor cores, dense: A100 (8.0) and H100/H200 (9.0). Hopper's TF32 and BF16 rates are
+    // wgmma's; mma.sync reaches about two thirds of them (docs/probes.md, "tensor").
+    switch (pipe) {
+    case PeakPipe::None: return 0;
+    case PeakPipe::Fp32Fma: return 2.0 * fp32_lanes_per_sm(cc_major, cc_minor);
+    case PeakPipe::Fp64Fma: return 2.0 * fp64_lanes_per_sm(cc_major, cc_minor);
+    case PeakPipe::Fp64Tensor: return cc == 90 ? 256 : cc == 80 ? 128 : 0;
+    case PeakPipe::Tf32Tensor: return cc == 90 ? 2048 : cc == 80 ? 1024 : 0;
+    case PeakPipe::HalfTensor: return cc == 90 ? 4096 : cc == 80 ? 2048 : 0;
+    }
+    return 0;
+}
+
+PeakPipe peak_pipe(std::string_view kernel, DType dtype, Precision precision, int cc_major,
+                   int cc_minor) {
+    const bool half = is_half(dtype);
+    if (kernel == "auto" || kernel == "cublas") {
+        if (half) return PeakPipe::HalfTensor;
+        if (dtype == DType::F64)
+            return peak_flop_per_clk_sm(PeakPipe::Fp64Tensor, cc_major, cc_minor) > 0 ? PeakPipe::Fp64Tensor
+                                                                                      : PeakPipe::Fp64Fma;
+        if (precision == Precision::Tf32) return PeakPipe::Tf32Tensor;
+        const bool tf32_cores = peak_flop_per_clk_sm(PeakPipe::Tf32Tensor, cc_major, cc_minor) > 0;
+        return kernel == "auto" && tf32_cores ? PeakPipe::Tf32Tensor : PeakPipe::Fp32Fma;
+    }
+    const auto info = find_gpu_kernel(kernel);
+    if (!info) return PeakPipe::None;
+    if (info->engine == Engine::CudaCores) return dtype == DType::F64 ? PeakPipe::Fp64Fma : PeakPipe::Fp32Fma;
+    if (info->engine == Engine::TensorCores)
+        return half ? PeakPipe::HalfTensor : dtype == DType::F64 ? PeakPipe::Fp64Tensor : PeakPipe::Tf32Tensor;
+    return PeakPipe::None;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/fill.hpp"
@@ -173,6 +174,29 @@ std::string too_large_message(const Case& c, double needed_bytes, size_t free_by
 
 /// too_large_message for `c` with the current device's free and total memory.
 std::string too_large_note(const Case& c, ReferenceSource ref);
+
+/// The arithmetic pipe a bench row's %peak is taken against: the engine and precision the
+/// row's kernel computes with (docs/cli.md, "bench").
+enum class PeakPipe { None, Fp32Fma, Fp64Fma, Fp64Tensor, Tf32Tensor, HalfTensor };
+
+/// "FP32 FMA", "FP64 FMA", "FP64 tensor cores", "TF32 tensor cores", "BF16/FP16 tensor cores",
+/// or "" for None.
+const char* to_string(PeakPipe p) noexcept;
+
+/// The pipe `kernel` (a rung's name, "auto" or "cublas") runs a `dtype` product on at
+/// `precision` (the row's checked precision) on a GPU of compute capability cc_major.cc_minor.
+/// A named rung's is its KernelInfo engine and type: CUDA cores run FP32 or FP64 FMAs (the half
+/// types convert to FP32), tensor cores run DMMA for double, TF32 for float (TF32, and 3xTF32's
+/// three TF32 products) and BF16/FP16. cuBLAS and auto choose per call; their pipe is the one
+/// they use for large products: tensor cores for the half types and for double (where the GPU
+/// has FP64 tensor cores), TF32 tensor cores for float in TF32 mode and for auto at FP32
+/// accuracy (3xTF32), the FP32 FMA pipes for cuBLAS's SGEMM. None for an unknown kernel.
+PeakPipe peak_pipe(std::string_view kernel, DType dtype, Precision precision, int cc_major,
+                   int cc_minor);
+
+/// Dense FLOP per clock per SM of `pipe` on compute capability cc_major.cc_minor (the vendor's
+/// architecture figures; FMA pipes from fp32/fp64_lanes_per_sm), 0 where not known.
+double peak_flop_per_clk_sm(PeakPipe pipe, int cc_major, int cc_minor) noexcept;
 
 /// 2mnk per product, times the batch: floating-point operations of one (batched) call.
 inline double gemm_flops(const Shape& s) {

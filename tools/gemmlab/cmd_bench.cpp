@@ -54,11 +54,11 @@ constexpr const char* kBatchedShapes =
     "128x128x128@512,256x256x128@128,512x64x128@256,64x512x64@512,"
     "16x16x16@100000,32x32x32@16384,64x64x64@4096,128x128x128@1024,256x256x256@256";
 
-/// Seed presets: each reproduces one seed document's own experiment with the rungs that
-/// implement its steps.
+/// Presets: each reproduces one source document's own experiment (docs/sources.md) with the
+/// rungs that implement its steps.
 void apply_preset(BenchConfig& c) {
     if (c.preset.empty()) return;
-    if (c.preset == "dcu") { // seed 000: DGEMM "TN", C row-major 64x64, K = 128, alpha 2, beta 3
+    if (c.preset == "dcu") { // DCU GEMM (docs/sources.md): DGEMM "TN", C row-major 64x64, K = 128, alpha 2, beta 3
         c.dtypes = "f64";
         c.layout = "row";
         c.ops = "tn";
@@ -68,7 +68,7 @@ void apply_preset(BenchConfig& c) {
         c.beta = 3;
         c.kernels = "cublas,naive,register_tile_global,register_prefetch_global,smem_tile,"
                     "smem_interleaved_reads";
-    } else if (c.preset == "sgemm-v") { // seed 001: SGEMM column-major NN, v1..v8
+    } else if (c.preset == "sgemm-v") { // SGEMM v1-v8 (docs/sources.md): column-major NN
         c.dtypes = "f32";
         c.layout = "col";
         c.ops = "nn";
@@ -76,7 +76,7 @@ void apply_preset(BenchConfig& c) {
         c.shapes.clear();
         c.kernels = "cublas,coalesced,smem_tile,smem_conflict_free,thread_tile_1d,vectorized,"
                     "thread_tile_4x4,thread_tile_8x8";
-    } else if (c.preset == "thread-tile") { // seed 003: float 4096^3, rungs 5-7
+    } else if (c.preset == "thread-tile") { // 1-D thread tile (docs/sources.md): float 4096^3, rungs 5-7
         c.dtypes = "f32";
         c.sizes = "4096";
         c.shapes.clear();
@@ -196,14 +196,13 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
                         row.clock_mhz = clock_mhz;
                         row.gflops = gemm_flops(shape) / (row.timing.median_ms * 1e6);
                         if (cublas_ms) row.pct_cublas = 100.0 * *cublas_ms / row.timing.median_ms;
-                        // %peak is of the FMA pipes; half precision has no such row (its peak is
-                        // the tensor cores').
-                        const int lanes = dt == DType::F32   ? dev.fp32_lanes_per_sm
-                                          : dt == DType::F64 ? dev.fp64_lanes_per_sm
-                                                             : 0;
-                        if (lanes > 0 && row.clock_mhz > 0)
+                        // %peak is of the pipe the row's kernel computes on (FMA or tensor
+                        // cores, in its precision), at the clock measured after the timing.
+                        row.peak_pipe = peak_pipe(row.kernel, dt, row.precision, dev.cc_major, dev.cc_minor);
+                        const double per_clk = peak_flop_per_clk_sm(row.peak_pipe, dev.cc_major, dev.cc_minor);
+                        if (per_clk > 0 && row.clock_mhz > 0)
                             row.pct_peak = 100.0 * row.gflops /
-                                           (double(dev.sm_count) * lanes * 2.0 * row.clock_mhz * 1e-3);
+                                           (double(dev.sm_count) * per_clk * row.clock_mhz * 1e-3);
                     }
                     if (row.kernel != "cublas" || show_cublas) rows.push_back(std::move(row));
                 }
@@ -334,14 +333,15 @@ void add_bench_command(CLI::App& app, Action& action) {
     cmd->add_option("--json", cfg->json_path, "Write rows and device facts as JSON");
     cmd->add_option("--csv", cfg->csv_path, "Write rows as CSV");
     cmd->add_option("--seed", cfg->seed, "Random seed (default: fresh, printed)")->each([cfg](const std::string&) { cfg->seed_given = true; });
-    cmd->add_option("--device", cfg->device, "gpu or cpu (the CPU blocking ladder of seed 000 §3.5.2)")
+    cmd->add_option("--device", cfg->device, "gpu or cpu (the CPU blocking ladder: register blocking on one core)")
         ->capture_default_str()->check(CLI::IsMember({"gpu", "cpu"}));
     cmd->add_option("--precision", cfg->precision,
                     "default (each type's own accuracy) or tf32 (float: auto may use TF32 and "
                     "cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32); named rungs keep their own math")
         ->capture_default_str()->check(CLI::IsMember({"default", "tf32"}));
     cmd->add_option("--preset", cfg->preset,
-                    "Reproduce a seed's experiment: dcu, sgemm-v, thread-tile; or batched: "
+                    "Reproduce a source document's experiment (docs/sources.md): dcu, sgemm-v, "
+                    "thread-tile; or batched: "
                     "strided batched shapes (attention-like, batch 32-1024, m, n 64-512, k 64-128; "
                     "many small squares), row-major nn and nt, cublas and auto (or --kernels) in "
                     "f32, f64, bf16, f16 (or --dtype)")

@@ -47,13 +47,14 @@ std::string runs_here(const KernelInfo& k, bool have_gpu) {
 
 void print_rungs(const char* title, std::span<const KernelInfo> rungs, bool have_gpu) {
     print_wrapped("", title, 0);
-    std::printf("%-3s %-24s %-16s %-7s %-12s %-4s %s\n", "#", "name", "types", "math", "engine",
-                "here", "sources (docs/sources.md)");
+    std::printf("%-3s %-24s %-16s %-7s %-12s %s\n", "#", "name", "types", "math", "engine", "here");
     for (const auto& k : rungs) {
-        std::printf("%-3d %-24.*s %-16s %-7s %-12s %-4s %.*s\n", k.number, int(k.name.size()),
-                    k.name.data(), types_of(k).c_str(), math_of(k), to_string(k.engine),
-                    runs_here(k, have_gpu).c_str(), int(k.sources.size()), k.sources.data());
-        print_wrapped(std::string(kIndent, ' '), k.technique, kIndent);
+        std::printf("%-3d %-24.*s %-16s %-7s %-12s %s\n", k.number, int(k.name.size()), k.name.data(),
+                    types_of(k).c_str(), math_of(k), to_string(k.engine), runs_here(k, have_gpu).c_str());
+        // The technique, then where it comes from (docs/sources.md) unless it is cuBLAS's own.
+        std::string text(k.technique);
+        if (k.sources != "-") text += " (from: " + std::string(k.sources) + ")";
+        print_wrapped(std::string(kIndent, ' '), text, kIndent);
     }
 }
 

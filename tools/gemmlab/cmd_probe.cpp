@@ -24,14 +24,14 @@ void add_probe_command(CLI::App& app, Action& action) {
         std::string json_path;
     };
     auto opt = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("probe", "Measure properties of the GPU (seed 002's microbenchmarks)");
+    auto* cmd = app.add_subcommand("probe", "Measure properties of the GPU (the Vega10 microbenchmarks, docs/sources.md)");
     cmd->add_option("names", opt->names, "Probes to run (default: all; see --list)");
-    cmd->add_flag("--list", opt->list, "List the probes with their seed section");
+    cmd->add_flag("--list", opt->list, "List the probes with their section in the Vega10 microbenchmarks");
     cmd->add_option("--json", opt->json_path, "Write every sweep point and headline value as JSON");
     cmd->callback([opt, &action] {
         action = [opt]() -> int {
             if (opt->list) {
-                std::printf("%-18s %-14s %s\n", "probe", "seed 002", "question");
+                std::printf("%-18s %-14s %s\n", "probe", "section", "question");
                 for (const auto& p : probe::probes()) {
                     char lead[64];
                     std::snprintf(lead, sizeof lead, "%-18.*s %-14.*s ", int(p.name.size()), p.name.data(),
@@ -66,7 +66,7 @@ void add_probe_command(CLI::App& app, Action& action) {
             std::vector<std::string> headlines;
             for (const auto* p : chosen) {
                 const auto t0 = std::chrono::steady_clock::now();
-                std::printf("\n%s", wrap_paragraph("== " + std::string(p->name) + " (seed 002 §" +
+                std::printf("\n%s", wrap_paragraph("== " + std::string(p->name) + " (section " +
                                                        std::string(p->seed) + "): ",
                                                    p->question, 3).c_str());
                 std::fflush(stdout);

@@ -52,7 +52,7 @@ const VerifyCase kCases[] = {
     {{300, 1, 40}, 1.0, 1.0, 0, U, false},      // a single column
     {{33, 35, 1}, 1.0, 0.0, 0, U, false},       // k = 1
     {{128, 128, 128}, 1.0, 0.0, 0, I, false},   // exact multiples of the common tiles
-    {{64, 64, 128}, 2.0, 3.0, 0, U, false},     // seed 000's problem
+    {{64, 64, 128}, 2.0, 3.0, 0, U, false},     // the DCU GEMM walk-through's problem
     {{20, 30, 0}, 1.0, 2.0, 0, U, true},        // k = 0: C = beta * C
     {{0, 30, 10}, 1.0, 0.0, 0, U, true},        // m = 0: nothing to do
     {{30, 0, 10}, 1.0, 0.0, 0, U, false},       // n = 0

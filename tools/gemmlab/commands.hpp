@@ -5,12 +5,13 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
 namespace gemmlab::cli {
 
-/// Exit codes of the gemmlab tool (documented in README.md).
+/// Exit codes of the gemmlab tool (documented in docs/cli.md).
 enum ExitCode : int {
     kExitOk = 0,
     kExitCheckFailed = 1, ///< a verification or consistency check failed
@@ -28,6 +29,10 @@ void add_probe_command(CLI::App& app, Action& action);
 void add_overhead_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
 void add_accuracy_command(CLI::App& app, Action& action);
+
+/// What a bad command line prints: "gemmlab SUB: <the first line of message>" and a pointer to
+/// "gemmlab SUB --help" (SUB: the subcommand parsed so far, if any), two lines in all.
+std::string usage_error(const CLI::App& app, std::string_view message);
 
 /// The command line of this process, as typed (recorded in JSON results).
 const std::string& command_line();

@@ -1,6 +1,6 @@
 #pragma once
 // `gemmlab overhead`: what the host side of a gemm call costs, measured in one run beside a bare
-// kernel launch and beside cuBLAS, so that a regression of the per-call path shows (issue 10).
+// kernel launch and beside cuBLAS, so that a regression of the per-call path shows.
 //
 // Two tables per type:
 // - enqueue: N calls at 1x1x1 back to back on one stream, no synchronization, timed on the host
@@ -64,7 +64,7 @@ struct OverheadReport {
     int calls_per_sample = 0, enqueue_samples = 0, latency_reps = 0, warmup = 0;
     std::vector<EnqueueRow> enqueue;
     std::vector<LatencyRow> latency;
-    /// One line per gemmlab kernel and type for each of issue 10's targets: host cost per call
+    /// One line per gemmlab kernel and type for each of the host-path targets: host cost per call
     /// within 1.2x an empty-kernel launch, latency <= cuBLAS at every size (overhead_targets).
     std::vector<std::string> targets;
 };
@@ -82,7 +82,7 @@ struct OverheadConfig {
     uint64_t seed = 0;
 };
 
-/// The targets of issue 10, checked by overhead_targets.
+/// The host-path targets (docs/cli.md, "overhead"), checked by overhead_targets.
 inline constexpr double kMaxHostCostVsLaunch = 1.2;
 inline constexpr double kMaxLatencyVsCublas = 1.0;
 

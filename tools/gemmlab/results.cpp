@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -21,6 +22,38 @@ std::string spread_pct(const TimingStats& t) {
     return ">99999%";
 }
 
+/// "%peak of: FP32 FMA 0-14, 27; TF32 tensor cores 16, 17, 25, 26, auto": which pipe each
+/// row's %peak is taken against, for the rows of one case (empty when none has a %peak).
+std::string peak_legend(const std::vector<const BenchRow*>& rows) {
+    std::vector<std::pair<PeakPipe, std::vector<int>>> groups; // in the order rows meet them
+    for (const BenchRow* r : rows) {
+        if (!r->pct_peak) continue;
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == r->peak_pipe; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {r->peak_pipe, {}});
+        it->second.push_back(r->number);
+    }
+    std::string text;
+    for (const auto& [pipe, numbers] : groups) {
+        text += std::string(text.empty() ? "" : "; ") + to_string(pipe);
+        std::vector<int> sorted = numbers;
+        std::sort(sorted.begin(), sorted.end());
+        // Runs of consecutive rung numbers as "a-b"; -1 (auto) last, by name.
+        std::string list;
+        bool has_auto = false;
+        for (size_t i = 0; i < sorted.size();) {
+            if (sorted[i] < 0) { has_auto = true; ++i; continue; }
+            size_t j = i;
+            while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+            list += std::string(list.empty() ? " " : ", ") + std::to_string(sorted[i]) +
+                    (j > i ? "-" + std::to_string(sorted[j]) : "");
+            i = j + 1;
+        }
+        if (has_auto) list += list.empty() ? " auto" : ", auto";
+        text += list;
+    }
+    return text;
+}
+
 std::string verdict(const BenchRow& r) {
     if (!r.result.launched) return "ERROR";
     return r.result.check.pass ? "PASS" : "FAIL";
@@ -36,12 +69,20 @@ void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
                   "math", "median ms", "spread", "GFLOP/s", "%cuBLAS", "%peak", "err/bound", "check");
     const std::string header = line;
     std::string last_case;
+    std::vector<const BenchRow*> case_rows; // the rows of the case being printed
+    auto end_case = [&] {
+        const std::string legend = peak_legend(case_rows);
+        if (!legend.empty()) os << wrap_paragraph("    %peak of: ", legend, 14);
+        case_rows.clear();
+    };
     for (const auto& r : rows) {
         const std::string this_case = r.spec.describe();
         if (this_case != last_case) {
+            end_case();
             os << (last_case.empty() ? "" : "\n") << wrap_paragraph("", this_case, 4) << header;
             last_case = this_case;
         }
+        case_rows.push_back(&r);
         const std::string number = r.number >= 0 ? std::to_string(r.number) : "-";
         const std::string spread = spread_pct(r.timing);
         std::snprintf(line, sizeof line, "%-3s %-24s %-7s %10.4f %7s %9.1f  %7s  %6s  %9.3g %s\n",
@@ -52,6 +93,7 @@ void print_table(std::ostream& os, const std::vector<BenchRow>& rows) {
         if (!r.result.launched) os << wrap_paragraph("    error: ", r.result.error, 4);
         else if (!r.result.check.pass) os << wrap_paragraph("    ", reference::describe(r.result.check), 4);
     }
+    end_case();
 }
 
 nlohmann::json device_json(const DeviceInfo& d) {
@@ -90,6 +132,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<BenchRow>& rows) {
             {"samples", r.timing.samples}, {"gflops", r.gflops},
             {"pct_cublas", r.pct_cublas ? nlohmann::json(*r.pct_cublas) : nlohmann::json(nullptr)},
             {"pct_peak", r.pct_peak ? nlohmann::json(*r.pct_peak) : nlohmann::json(nullptr)},
+            {"peak_pipe", r.pct_peak ? nlohmann::json(to_string(r.peak_pipe)) : nlohmann::json(nullptr)},
             {"clock_mhz", r.clock_mhz},
             {"worst_error_over_bound", r.result.check.worst_ratio},
             {"pass", r.pass()},

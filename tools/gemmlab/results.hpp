@@ -23,7 +23,9 @@ struct BenchRow {
     TimingStats timing;
     double gflops = 0;
     std::optional<double> pct_cublas; ///< percent of rung 0 on the same shape, same run
-    std::optional<double> pct_peak;   ///< percent of SMs x lanes x 2 x measured clock
+    /// Percent of the peak of `peak_pipe` (SMs x FLOP/clk/SM x the measured clock).
+    std::optional<double> pct_peak;
+    PeakPipe peak_pipe = PeakPipe::None; ///< the engine and precision %peak is taken against
     double clock_mhz = 0;             ///< SM clock measured right after this row's timing
     RunResult result;
     bool pass() const { return result.launched && result.check.pass; }

@@ -1,4 +1,5 @@
-// The CPU blocking ladder of seed 000 §3.5.2 (see cpu_ladder.hpp for the rung list).
+// The CPU blocking ladder (see cpu_ladder.hpp for the rung list; its source: docs/sources.md,
+// "DCU GEMM" 3.5.2).
 //
 // All rungs share one driver: normalize to column-major (row-major C = op(A) op(B) is column-major
 // C^T = op(B)^T op(A)^T), cover C with (MR, NR) blocks, and hand each block to the rung's block
@@ -7,7 +8,7 @@
 //
 // What "in memory" means below: the block functions update C through the caller's pointer, which
 // may alias A and B as far as the compiler knows, so every C(i,j) += a*b really is a load and a
-// store per multiply-add (store-to-load forwarding aside): the seed's counting model. Only rung 3
+// store per multiply-add (store-to-load forwarding aside): the source's counting model. Only rung 3
 // declares local accumulators, which the compiler is free to keep in registers.
 
 #include "gemm/reference/cpu_ladder.hpp"
@@ -47,7 +48,7 @@ struct Problem {
 struct CInMemory {
     template <int MR, int NR, class T>
     static void block(const Problem<T>& pr, int64_t i0, int64_t j0) {
-        // beta * C0 is saved first: C itself is the accumulator, as in the seed's pseudo-code.
+        // beta * C0 is saved first: C itself is the accumulator, as in the source's pseudo-code.
         T c0[NR][MR];
         for (int j = 0; j < NR; ++j)
             for (int i = 0; i < MR; ++i) {
@@ -55,7 +56,7 @@ struct CInMemory {
                 pr.c(i0 + i, j0 + j) = T(0);
             }
         for (int64_t p = 0; p < pr.k; ++p) {
-            T a[MR], b[NR]; // the registers of the seed's blocking
+            T a[MR], b[NR]; // the registers of the source's blocking
             for (int i = 0; i < MR; ++i) a[i] = pr.a(i0 + i, p);
             for (int j = 0; j < NR; ++j) b[j] = pr.b(p, j0 + j);
             for (int j = 0; j < NR; ++j)
@@ -68,7 +69,7 @@ struct CInMemory {
 };
 
 /// Rung 3: the (MR, NR) sums live in local accumulators (registers) for the whole k loop, which
-/// is unrolled by the seed's depth 4; C is read (beta != 0) and written once per element.
+/// is unrolled by the source's depth 4; C is read (beta != 0) and written once per element.
 /// Per multiply-add: 1/NR (A) + 1/MR (B); plus MN for C:  MN + (1/4 + 1/4) MNK ~ 1/2 MNK.
 struct CInRegistersK4 {
     static constexpr int kDepth = 4;

@@ -1,14 +1,15 @@
 #pragma once
-// The CPU blocking ladder of seed 000 §3.5.2: the register-blocking idea, measured on one core.
+// The CPU blocking ladder (docs/sources.md, "DCU GEMM" 3.5.2): the register-blocking idea,
+// measured on one core.
 //
-// Rungs (numbers and names as in cpu_kernels(), src/gemm/registry.cu), with the seed's count of
+// Rungs (numbers and names as in cpu_kernels(), src/gemm/registry.cu), with the source's count of
 // memory accesses (loads + stores of A, B and C elements) for M x N x K:
 //   0 cpu_naive         C(i,j) += A(i,p) * B(p,j), C in memory           4 MNK
 //   1 cpu_block_1x4     1x4 block of C: A(i,p) held in a register        (3 + 1/4) MNK
 //   2 cpu_block_4x4     4x4 block of C: 4 A and 4 B values in registers  (2 + 1/4 + 1/4) MNK
 //   3 cpu_block_4x4_k4  4x4 block, its 16 sums held in registers across
 //                       the whole k loop (unrolled by 4), C written once MN + (1/4 + 1/4) MNK
-// Rungs 0-2 keep the seed's C-in-memory update on purpose: their C element is read and written
+// Rungs 0-2 keep the source's C-in-memory update on purpose: their C element is read and written
 // once per multiply-add, which is what the counts 4, 3 and 2 (of 4, 3.25, 2.5) stand for.
 
 #include <cstdint>

@@ -12,7 +12,7 @@
 //   kernel     a (kMR, kNR) block of sums (and of |a|*|b| sums) held in registers over the slice;
 //              AVX2/FMA intrinsics when the build targets them (-march=x86-64-v3), else portable
 //              scalar code with the same arithmetic. The intrinsics matter for double-double,
-//              which GCC does not vectorize well on its own (3.5x on a 16-core Xeon).
+//              which GCC does not vectorize well on its own.
 //   epilogue   Ref = alpha*acc + beta*C0, Mag = |alpha|*mag + |beta|*|C0|, once per tile.
 //
 // The double-double code must not be "helped" by -ffp-contract=fast (GCC's default in gnu++
