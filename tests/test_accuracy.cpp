@@ -1,8 +1,12 @@
 // `gemmlab accuracy`: its statistics, ratios to cuBLAS, options, targets, table and JSON on the
 // CPU (no GPU needed), and one small run end to end where a GPU is present.
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <random>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -331,6 +335,112 @@ TEST(AccuracyJson, RowsTargetsAndNullForInfinite) {
     EXPECT_EQ(j["rows"].back()["pass"], false);
     EXPECT_TRUE(j["rows"].back().contains("error"));
     EXPECT_EQ(j["targets"].size(), r.targets.size());
+}
+
+// ------------------------------------------------- the promotion's derivation, on a CPU model
+// A model of one mma.sync m16n8k8 TF32 element, as the `tensor` probe measured it on the H100
+// (docs/probes.md): products exact, the eight summed exactly, the bits of that sum below the
+// last place of the larger of C and the largest product dropped (toward zero), then the result
+// truncated to FP32. With it, docs/precision.md's claims about 3xTF32 can fail on the CPU:
+// kept over all of k the truncations bias the sum, growing with k; promoted every k step (rung
+// 17) they do not, and the error stays below a sequential FP32 FMA sum's.
+namespace model {
+
+using LD = long double;
+
+float tf32_rna(float x) { // cvt.rna.tf32.f32: to nearest, ties away, 10 explicit bits
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    b = (b + 0x1000u) & 0xFFFFE000u;
+    float r;
+    std::memcpy(&r, &b, 4);
+    return r;
+}
+
+float truncate_to_float(LD v) {
+    float f = float(v);
+    if (std::fabs(LD(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+    return f;
+}
+
+float mma8(float c, const LD (&p)[8]) {
+    LD sum = 0, largest = std::fabs(LD(c));
+    for (LD x : p) {
+        sum += x;
+        largest = std::max(largest, std::fabs(x));
+    }
+    if (largest == 0) return c;
+    int e = 0;
+    std::frexp(largest, &e); // largest in [2^(e-1), 2^e)
+    const LD last_place = std::ldexp(LD(1), e - 1 - 23);
+    return truncate_to_float(LD(c) + std::trunc(sum / last_place) * last_place);
+}
+
+struct Medians {
+    double unpromoted, promoted, fma;
+};
+
+/// Median |err| / Mag over `count` same-sign dot products of length k.
+Medians same_sign_medians(int k, int count) {
+    std::mt19937_64 rng(1234 + k);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    std::vector<double> unpromoted, promoted, fma;
+    std::vector<float> a(k), b(k), ab(k), as(k), bb(k), bs(k);
+    for (int n = 0; n < count; ++n) {
+        LD exact = 0;
+        for (int i = 0; i < k; ++i) {
+            a[i] = float(u01(rng));
+            b[i] = float(u01(rng));
+            exact += LD(a[i]) * LD(b[i]);
+            ab[i] = tf32_rna(a[i]);
+            as[i] = tf32_rna(a[i] - ab[i]);
+            bb[i] = tf32_rna(b[i]);
+            bs[i] = tf32_rna(b[i] - bb[i]);
+        }
+        float chain = 0, sum = 0, f = 0;
+        for (int s = 0; s < k / 8; ++s) {
+            LD p[3][8];
+            for (int i = 0; i < 8; ++i) {
+                const int q = 8 * s + i;
+                p[0][i] = LD(as[q]) * bb[q];
+                p[1][i] = LD(ab[q]) * bs[q];
+                p[2][i] = LD(ab[q]) * bb[q];
+            }
+            float step = 0;
+            for (const auto& products : p) {
+                chain = mma8(chain, products);
+                step = mma8(step, products);
+            }
+            sum += step; // round to nearest, as __fadd_rn
+        }
+        for (int i = 0; i < k; ++i) f = std::fma(a[i], b[i], f);
+        const auto rel = [&](float got) { return double(std::fabs(LD(got) - exact) / exact); };
+        unpromoted.push_back(rel(chain));
+        promoted.push_back(rel(sum));
+        fma.push_back(rel(f));
+    }
+    return {median_of(unpromoted), median_of(promoted), median_of(fma)};
+}
+
+} // namespace model
+
+TEST(AccuracyModel, PromotionRemovesTheBiasOfTruncatedSums) {
+    const model::Medians short_k = model::same_sign_medians(256, 48);
+    const model::Medians long_k = model::same_sign_medians(4096, 48);
+    const double u = 0x1p-24;
+    const auto show = [&](const model::Medians& m) {
+        return "unpromoted " + std::to_string(m.unpromoted / u) + " u, promoted " +
+               std::to_string(m.promoted / u) + " u, FP32 FMA in k order " + std::to_string(m.fma / u) + " u";
+    };
+    // Kept over all of k, the truncations add up: 16 times the k, many times the error.
+    EXPECT_GT(long_k.unpromoted, 8 * short_k.unpromoted) << show(short_k) << "; " << show(long_k);
+    EXPECT_GT(long_k.unpromoted, 100 * u) << show(long_k);
+    // Promoted every k step, what is left is an FP32 sum of k / 8 terms rounded to nearest
+    // (median about 0.16 sqrt(k / 8) u = 3.6 u here) and one step's bias: below a plain FP32
+    // sum's error, and far below the unpromoted one.
+    EXPECT_LT(long_k.promoted, 10 * u) << show(long_k);
+    EXPECT_LT(long_k.promoted, long_k.fma) << show(long_k);
+    EXPECT_GT(long_k.unpromoted, 10 * long_k.promoted) << show(long_k);
 }
 
 gemmlab::test::CliOutput run_cli(const std::string& args) {
