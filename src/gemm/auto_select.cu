@@ -146,7 +146,7 @@ struct CandidateFor {
     /// measured.
     int fill_k = 0;
     /// The pack step covers only the operands TMA cannot load as they are (rung 25,
-    /// tf32_wgmma.cuh): an op(B) that is not K-major, and an operand that is not 16-byte
+    /// hopper/tf32_pack.cuh): an op(B) that is not K-major, and an operand that is not 16-byte
     /// aligned. pack_bytes and extra_launches (one pack kernel each) then count only those.
     /// False: both are packed on every call (rung 26).
     bool packs_unreadable_only = false;
