@@ -46,6 +46,19 @@ TEST(GpuRuntime, Bfloat16StandInRoundsToNearestEven) {
     EXPECT_EQ(__bfloat162float(__float2bfloat16_rn(-2.5f)), -2.5f);
 }
 
+TEST(GpuRuntime, DoubleToSixteenBitsRoundsOnce) {
+    // Just above the tie between two BF16 (FP16) values: rounding through float first lands
+    // exactly on the tie and goes to even (down); one correct rounding goes up.
+    const double above_bf16_tie = 1.0 + 0x1p-8 + 0x1p-30;
+    EXPECT_EQ(__bfloat162float(__double2bfloat16(above_bf16_tie)), 1.0f + 0x1p-7f);
+    EXPECT_EQ(__bfloat162float(__double2bfloat16(-above_bf16_tie)), -1.0f - 0x1p-7f);
+    EXPECT_EQ(__bfloat162float(__double2bfloat16(1.0 + 0x1p-8)), 1.0f); // the tie itself: even
+    const double above_half_tie = 1.0 + 0x1p-11 + 0x1p-30;
+    EXPECT_EQ(__half2float(__double2half(above_half_tie)), 1.0f + 0x1p-10f);
+    EXPECT_EQ(__half2float(__double2half(1.0 + 0x1p-11)), 1.0f);
+    EXPECT_EQ(__bfloat162float(__double2bfloat16(0.75)), 0.75f); // exact values stay exact
+}
+
 TEST(HipLadder, HasRungsOneToTwelveByNameAndNumber) {
     const auto rungs = gemmlab::hip::rungs();
     ASSERT_EQ(rungs.size(), 12u);
