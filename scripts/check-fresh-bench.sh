@@ -8,6 +8,7 @@
 # (scripts/fetch-header-deps.sh, run where apt works, and carried), through CMAKE_PREFIX_PATH.
 # Ends with one line: "fresh-bench: PASS ..." or "fresh-bench: FAIL (why)"; exit 0 on PASS.
 #   scripts/check-fresh-bench.sh [OUTDIR]     (default: $OUT/fresh-bench where OUT is set)
+#   FRESH_DIR=/tmp/gemmlab-fresh.XXXXXX/gemmlab scripts/check-fresh-bench.sh   (reuse a copy)
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-${OUT:-/tmp}/fresh-bench}
@@ -44,11 +45,18 @@ if [[ -d "$src/build/deps/usr" ]]; then
   export CMAKE_PREFIX_PATH="$src/build/deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 fi
 
-# A fresh copy: the tree without its build folders and git metadata.
-fresh=$(mktemp -d /tmp/gemmlab-fresh.XXXXXX)/gemmlab
-mkdir -p "$fresh"
-tar -C "$src" --exclude=./build --exclude=./.git --exclude=./.whl --exclude='./build-*' -cf - . |
-  tar -C "$fresh" -xf - || fail "could not copy the tree"
+# A fresh copy: the tree without its build folders and git metadata. FRESH_DIR names one an
+# earlier call made (its last line says where), to finish a build that ran out of time there.
+if [[ -n "${FRESH_DIR:-}" ]]; then
+  [[ -f "$FRESH_DIR/Makefile" ]] || fail "FRESH_DIR=$FRESH_DIR holds no copy of the tree"
+  fresh=$FRESH_DIR
+else
+  fresh=$(mktemp -d /tmp/gemmlab-fresh.XXXXXX)/gemmlab
+  mkdir -p "$fresh"
+  tar -C "$src" --exclude=./build --exclude=./.git --exclude=./.whl --exclude='./build-*' -cf - . |
+    tar -C "$fresh" -xf - || fail "could not copy the tree"
+fi
+trap 'echo "fresh copy: $fresh (FRESH_DIR=$fresh reuses it)"' EXIT
 
 echo "fresh copy: $fresh ($(du -sh "$fresh" | cut -f1))"
 echo "python3:    $py"
