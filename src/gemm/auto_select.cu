@@ -50,42 +50,11 @@ constexpr double kMeasuredClockGhz = 1.98;
 /// FLOP per SM per clock cycle of a configuration measured at `gflops` on that GPU.
 constexpr double per_sm_cycle(double gflops) { return gflops / (kMeasuredSms * kMeasuredClockGhz); }
 
-// ------------------------------------------------------------------ shared memory per block
-// What one block of each kernel family takes, the largest over its op-flag and alignment
-// variants, from the kernel's own formula (in the file named). The largest, so that a device
-// never gets a candidate whose block cannot launch there; on sm_90 (228 KB per SM) it limits
-// no float or half configuration below its listed blocks per SM (the model's picks there are
-// what they were before shared memory entered it; tests/test_auto_model.cpp pins some).
+// Shared memory per block: each kernel family exports it beside its configurations
+// (tile_configs.hpp, mma_configs.hpp, launchers.hpp for rung 18, hopper/configs.hpp), the largest
+// over its op-flag and alignment variants, so that a device never gets a candidate whose block
+// cannot launch there; each kernel asserts that its own figure fits under it.
 
-/// Rung 13 (13_warp_tile.cu, WarpTileKernel): two (BK, BMN + 16 bytes) tiles of each operand.
-constexpr int warp_tile_smem(int bm, int bn, int bk, int elem) {
-    const int pad = 16 / elem;
-    return 2 * bk * (bm + pad + bn + pad) * elem;
-}
-/// Rung 14 (14_async_pipeline.cu, AsyncPipelineKernel): per stage a (BK, BM + 16 bytes) A tile
-/// and a (BN, BK + 16 bytes) B tile.
-constexpr int async_pipeline_smem(int bm, int bn, int bk, int stages, int elem) {
-    const int pad = 16 / elem;
-    return stages * (bk * (bm + pad) + bn * (bk + pad)) * elem;
-}
-/// Rungs 15-17 (mma_tile.cuh, MmaKernel): per stage each operand (BMN, BK + 4) or
-/// (BK, BMN + 32 bytes), whichever its op flag gives.
-constexpr int mma_operand_elems(int bmn, int bk, int elem) {
-    return std::max(bmn * (bk + 4), bk * (bmn + 32 / elem));
-}
-constexpr int mma_tile_smem(int bm, int bn, int bk, int stages, int elem) {
-    return stages * (mma_operand_elems(bm, bk, elem) + mma_operand_elems(bn, bk, elem)) * elem;
-}
-/// Rung 15's rotating mainloop: its f64 stages (k tile 16) and each stage's two 8-byte mbarriers.
-constexpr int dmma_rotating_smem(int bm, int bn, int stages) {
-    return mma_tile_smem(bm, bn, 16, stages, 8) + 16 * stages;
-}
-/// Rung 18 (18_half_simt.cu): static float (BK, BMN + 1) tiles.
-constexpr int half_simt_smem(int bm, int bn, int bk) { return bk * (bm + 1 + bn + 1) * 4; }
-/// Rung 19 (19_mma_sync_f16.cu, Plan): unpadded swizzled 16-bit tiles per stage.
-constexpr int mma_sync_f16_smem(int bm, int bn, int bk, int stages) {
-    return stages * (bm + bn) * bk * 2;
-}
 /// Which calls may run a candidate (the precision rules of the header).
 enum class Accuracy : uint8_t {
     Exact,  ///< the input type's own arithmetic: any call
@@ -176,34 +145,34 @@ using HalfCandidate = CandidateFor<HalfArgs<TIn, TOut>>;
 
 const Candidate<float> kFloatCudaCores[] = {
     {.name = "warp_tile 128x256x16", .bm = 128, .bn = 256, .warps = 8, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(47100), .smem_bytes = warp_tile_smem(128, 256, 16, 4),
+     .flop_per_sm_cycle = per_sm_cycle(47100), .smem_bytes = kWarpTileSmemBytes<Cfg128x256x16, float>,
      .launch = &launch_warp_tile_cfg<Cfg128x256x16, float>, .fill_k = 23},
     {.name = "warp_tile 128x128x8", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(41000), .smem_bytes = warp_tile_smem(128, 128, 8, 4),
+     .flop_per_sm_cycle = per_sm_cycle(41000), .smem_bytes = kWarpTileSmemBytes<Cfg128x128x8, float>,
      .launch = &launch_warp_tile_cfg<Cfg128x128x8, float>, .fill_k = 23},
     {.name = "warp_tile 128x64x8", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 4,
-     .flop_per_sm_cycle = per_sm_cycle(40900), .smem_bytes = warp_tile_smem(128, 64, 8, 4),
+     .flop_per_sm_cycle = per_sm_cycle(40900), .smem_bytes = kWarpTileSmemBytes<Cfg128x64x8, float>,
      .launch = &launch_warp_tile_cfg<Cfg128x64x8, float>, .fill_k = 23},
     {.name = "async_pipeline 64x64x8 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
-     .flop_per_sm_cycle = per_sm_cycle(37600), .smem_bytes = async_pipeline_smem(64, 64, 8, 4, 4),
+     .flop_per_sm_cycle = per_sm_cycle(37600), .smem_bytes = kAsyncPipelineSmemBytes<WithStages<Cfg64x64x8, 4>, float>,
      .launch = &launch_async_pipeline_cfg<WithStages<Cfg64x64x8, 4>, float>, .fill_k = 18},
     {.name = "warp_tile 64x64x8", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
-     .flop_per_sm_cycle = per_sm_cycle(37500), .smem_bytes = warp_tile_smem(64, 64, 8, 4),
+     .flop_per_sm_cycle = per_sm_cycle(37500), .smem_bytes = kWarpTileSmemBytes<Cfg64x64x8, float>,
      .launch = &launch_warp_tile_cfg<Cfg64x64x8, float>, .fill_k = 31},
 };
 
 const Candidate<double> kDoubleCudaCores[] = {
     {.name = "warp_tile 128x64x8", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = warp_tile_smem(128, 64, 8, 8),
+     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = kWarpTileSmemBytes<Cfg128x64x8, double>,
      .launch = &launch_warp_tile_cfg<Cfg128x64x8, double>},
     {.name = "async_pipeline 128x64x16 s3", .bm = 128, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = async_pipeline_smem(128, 64, 16, 3, 8),
+     .flop_per_sm_cycle = per_sm_cycle(23800), .smem_bytes = kAsyncPipelineSmemBytes<WithStages<Cfg128x64x16, 3>, double>,
      .launch = &launch_async_pipeline_cfg<WithStages<Cfg128x64x16, 3>, double>},
     {.name = "warp_tile 128x128x16", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(23500), .smem_bytes = warp_tile_smem(128, 128, 16, 8),
+     .flop_per_sm_cycle = per_sm_cycle(23500), .smem_bytes = kWarpTileSmemBytes<Cfg128x128x16, double>,
      .launch = &launch_warp_tile_cfg<Cfg128x128x16, double>},
     {.name = "warp_tile 64x64x8", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 4,
-     .flop_per_sm_cycle = per_sm_cycle(21100), .smem_bytes = warp_tile_smem(64, 64, 8, 8),
+     .flop_per_sm_cycle = per_sm_cycle(21100), .smem_bytes = kWarpTileSmemBytes<Cfg64x64x8, double>,
      .launch = &launch_warp_tile_cfg<Cfg64x64x8, double>},
 };
 
@@ -219,49 +188,49 @@ const Candidate<double> kDoubleDmma[] = {
     // over by mbarriers (mma_tile.cuh).
     {.name = "dmma 128x128x16 w64x32 s4 g16 k8 rotating", .bm = 128, .bn = 128, .warps = 8,
      .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(55300),
-     .smem_bytes = dmma_rotating_smem(128, 128, 4),
+     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x128w64x32s4g16<16>, double, true>,
      .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
     // Tiles in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the call's op
     // flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout.
     {.name = "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", .bm = 128, .bn = 64, .warps = 4,
      .blocks_per_sm = 2, .flop_per_sm_cycle = per_sm_cycle(51150),
-     .smem_bytes = dmma_rotating_smem(128, 64, 3), .launch = &mma::launch_dmma_128x64,
+     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w64x32s3g16<16>, double, true>, .launch = &mma::launch_dmma_128x64,
      .min_cc = 90, .saturating_warps = kDmmaSaturatingWarps},
     {.name = "dmma 64x64x16 w32x32 s4 k16", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(43000), .smem_bytes = mma_tile_smem(64, 64, 16, 4, 8),
+     .flop_per_sm_cycle = per_sm_cycle(43000), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<16>, double>,
      .launch = &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
     // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k; three blocks
     // per SM by shared memory.
     {.name = "dmma 32x64x16 w16x32 s4 k16", .bm = 32, .bn = 64, .warps = 4, .blocks_per_sm = 3,
-     .flop_per_sm_cycle = per_sm_cycle(40400), .smem_bytes = mma_tile_smem(32, 64, 16, 4, 8),
+     .flop_per_sm_cycle = per_sm_cycle(40400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg32x64w16x32s4<16>, double>,
      .launch = &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
     {.name = "tf32x3 128x128x32 w64x32 s3", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(46400), .smem_bytes = mma_tile_smem(128, 128, 32, 3, 4),
+     .flop_per_sm_cycle = per_sm_cycle(46400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x128w64x32s3<32>, float>,
      .launch = &mma::launch_tf32x3_cfg<mma::Cfg128x128w64x32s3<32>>, .fill_k = 85},
     {.name = "tf32x3 64x64x32 w32x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(39500), .smem_bytes = mma_tile_smem(64, 64, 32, 4, 4),
+     .flop_per_sm_cycle = per_sm_cycle(39500), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<32>, float>,
      .launch = &mma::launch_tf32x3_cfg<mma::Cfg64x64w32x32s4<32>>, .fill_k = 44},
     // Twice 64x64's tiles on a small C, in one kernel.
     {.name = "tf32x3 64x32x32 w32x16 s4", .bm = 64, .bn = 32, .warps = 4, .blocks_per_sm = 3,
-     .flop_per_sm_cycle = per_sm_cycle(31400), .smem_bytes = mma_tile_smem(64, 32, 32, 4, 4),
+     .flop_per_sm_cycle = per_sm_cycle(31400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x32w32x16s4<32>, float>,
      .launch = &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>, .fill_k = 25},
 };
 
 const Candidate<float> kFloatTf32[] = {
     {.name = "tf32 128x256x32 w64x64 s3", .bm = 128, .bn = 256, .warps = 8, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(144500), .smem_bytes = mma_tile_smem(128, 256, 32, 3, 4),
+     .flop_per_sm_cycle = per_sm_cycle(144500), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x256w64x64s3<32>, float>,
      .launch = &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
     {.name = "tf32 128x128x32 w64x32 s3", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(116000), .smem_bytes = mma_tile_smem(128, 128, 32, 3, 4),
+     .flop_per_sm_cycle = per_sm_cycle(116000), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x128w64x32s3<32>, float>,
      .launch = &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {.name = "tf32 64x64x32 w32x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(82500), .smem_bytes = mma_tile_smem(64, 64, 32, 4, 4),
+     .flop_per_sm_cycle = per_sm_cycle(82500), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<32>, float>,
      .launch = &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
@@ -307,14 +276,14 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
          .needs_sm90a = true, .native_batch = false},
         {.name = "mma_sync_f16 128x128x32 s4", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
-         .flop_per_sm_cycle = per_sm_cycle(339000), .smem_bytes = mma_sync_f16_smem(128, 128, 32, 4),
+         .flop_per_sm_cycle = per_sm_cycle(339000), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg128x128w64x32s4b2<32>>,
          .launch = &launch_mma_sync_f16<TIn, TOut>},
         // For batches of small products; 5 blocks per SM by registers.
         {.name = "mma_sync_f16 64x64x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
-         .flop_per_sm_cycle = per_sm_cycle(250200), .smem_bytes = mma_sync_f16_smem(64, 64, 32, 4),
+         .flop_per_sm_cycle = per_sm_cycle(250200), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg64x64w32x32s4<32>>,
          .launch = &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>},
         {.name = "half_simt 64x64x16", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 4,
-         .flop_per_sm_cycle = per_sm_cycle(17100), .smem_bytes = half_simt_smem(64, 64, 16),
+         .flop_per_sm_cycle = per_sm_cycle(17100), .smem_bytes = kHalfSimtSmemBytes,
          .launch = &launch_half_simt<TIn, TOut>},
     };
     return list;

@@ -38,6 +38,7 @@ struct WarpTileKernel {
     static constexpr int kSizeA = Cfg::BK * LoadA::LD; // one (BK, BM + pad) tile, elements
     static constexpr int kSizeB = Cfg::BK * LoadB::LD; // one (BK, BN + pad) tile, elements
     static constexpr int kSmemBytes = 2 * (kSizeA + kSizeB) * int(sizeof(T));
+    static_assert(kSmemBytes <= kWarpTileSmemBytes<Cfg, T>, "the family's exported figure (what auto reads) must cover every variant");
     static_assert((kSizeA * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
 };
 

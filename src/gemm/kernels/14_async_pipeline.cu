@@ -85,6 +85,8 @@ struct AsyncPipelineKernel {
     static_assert((kSizeA * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
     static_assert(kStageBytes % 16 == 0, "stages must start 16-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+    static_assert(kSmemBytes <= kAsyncPipelineSmemBytes<Cfg, T>,
+                  "the family's exported figure (what auto reads) must cover every variant");
 };
 
 /// Resident blocks per SM for __launch_bounds__: rung 13's, except when both operands are

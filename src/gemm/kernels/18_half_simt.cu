@@ -19,7 +19,7 @@
 namespace gemmlab::detail {
 namespace {
 
-using BlockHalf = tile::GemmShape<64, 64, 16>; // block tile (BM, BN, BK)
+using BlockHalf = tile::GemmShape<kHalfSimtBM, kHalfSimtBN, kHalfSimtBK>; // block tile (BM, BN, BK)
 constexpr int kTMh = 4, kTNh = 4;               // thread tile
 constexpr int kThreadsHalf = (BlockHalf::kM / kTMh) * (BlockHalf::kN / kTNh);
 static_assert(kThreadsHalf == 256, "a 64x64 block tile of 4x4 thread tiles is 256 threads");
@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(kThreadsHalf) half_simt_kernel(HalfOperands<TI
     constexpr int BM = BlockHalf::kM, BN = BlockHalf::kN, BK = BlockHalf::kK;
     __shared__ float As[BK][BM + 1]; // (BK, BM + 1): op(A) tile in float, k-major
     __shared__ float Bs[BK][BN + 1]; // (BK, BN + 1): op(B) tile in float, k-major
+    static_assert(sizeof(As) + sizeof(Bs) == kHalfSimtSmemBytes, "what auto reads is what it takes");
 
     const int tx = threadIdx.x % kRowThreads, ty = threadIdx.x / kRowThreads;
     int64_t row0, col0;

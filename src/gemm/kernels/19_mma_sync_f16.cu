@@ -309,6 +309,8 @@ struct Plan {
     static_assert(NT % 2 == 0, "one ldmatrix.x4 loads the B fragments of two n8 tiles");
     static_assert(TileA::kBytes % 1024 == 0, "B tiles must keep the stage's alignment");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+    static_assert(kSmemBytes <= mma::kMmaSyncF16SmemBytes<Cfg>,
+                  "the family's exported figure (what auto reads) must cover every variant");
 };
 
 template <class TIn, class TOut, class Cfg, bool TransA, bool TransB, bool VecA, bool VecB>

@@ -33,6 +33,9 @@ template <class T> void launch_wgmma_tf32x3(const GemmArgs<T>&, cudaStream_t);  
 // instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file
 // (GEMMLAB_INSTANTIATE_HALF).
 template <class TIn, class TOut> void launch_half_simt(const HalfArgs<TIn, TOut>&, cudaStream_t);         // 18
+/// Rung 18's block tile and its static shared memory ((BK, BMN + 1) float tiles of each operand).
+inline constexpr int kHalfSimtBM = 64, kHalfSimtBN = 64, kHalfSimtBK = 16;
+inline constexpr int kHalfSimtSmemBytes = kHalfSimtBK * (kHalfSimtBM + 1 + kHalfSimtBN + 1) * 4;
 template <class TIn, class TOut> void launch_mma_sync_f16(const HalfArgs<TIn, TOut>&, cudaStream_t);      // 19
 template <class TIn, class TOut> void launch_wgmma(const HalfArgs<TIn, TOut>&, cudaStream_t);             // 20
 template <class TIn, class TOut> void launch_tma(const HalfArgs<TIn, TOut>&, cudaStream_t);               // 21

@@ -122,4 +122,27 @@ void launch_tf32x3_cfg(const GemmArgs<float>& args, cudaStream_t stream);
 template <class Cfg, class TIn, class TOut>
 void launch_mma_sync_f16_cfg(const HalfArgs<TIn, TOut>& args, cudaStream_t stream);
 
+// ------------------------------------------------------------------ shared memory per block
+// What one block takes, the largest over the op-flag and alignment variants, so that auto
+// never lists a configuration whose block cannot launch on a device; each kernel asserts that
+// its own figure fits under these.
+
+/// Rungs 15-17 (mma_tile.cuh): per stage each operand either (BMN, BK + 4) or (BK, BMN + 32
+/// bytes), whichever its op flag gives; the rotating mainloop (rung 15) adds a full and an
+/// empty mbarrier per stage.
+constexpr int mma_operand_elems(int bmn, int bk, int elem) {
+    return bmn * (bk + 4) > bk * (bmn + 32 / elem) ? bmn * (bk + 4) : bk * (bmn + 32 / elem);
+}
+template <class Cfg, class T, bool Rotating = false>
+inline constexpr int kMmaTileSmemBytes =
+    Cfg::kStages *
+        (mma_operand_elems(Cfg::BM, Cfg::BK, int(sizeof(T))) +
+         mma_operand_elems(Cfg::BN, Cfg::BK, int(sizeof(T)))) *
+        int(sizeof(T)) +
+    (Rotating ? 16 * Cfg::kStages : 0);
+
+/// Rung 19 (19_mma_sync_f16.cu): unpadded, swizzled 16-bit tiles per stage.
+template <class Cfg>
+inline constexpr int kMmaSyncF16SmemBytes = Cfg::kStages * (Cfg::BM + Cfg::BN) * Cfg::BK * 2;
+
 } // namespace gemmlab::detail::mma

@@ -86,6 +86,8 @@ struct MmaKernel {
     static_assert(Cfg::BK % kK == 0, "the k tile must be whole MMA k steps");
     static_assert((TileA::kElems * sizeof(T)) % 16 == 0, "B tiles must start 16-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
+    static_assert(kSmemBytes <= kMmaTileSmemBytes<Cfg, T, kRotatesFragments<Math>>,
+                  "the family's exported figure (what auto reads) must cover every variant");
 };
 
 /// One warp's fragment loads from one shared stage, in the mma.sync layout of ptx.cuh: A row

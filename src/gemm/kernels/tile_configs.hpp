@@ -64,6 +64,23 @@ using Cfg64x64x16 = TileConfig<GemmShape<64, 64, 16>, GemmShape<32, 16, 1>, Gemm
 template <class Cfg, int Stages>
 using WithStages = TileConfig<typename Cfg::Block, typename Cfg::Warp, typename Cfg::Thread, Stages>;
 
+// ------------------------------------------------------------------ shared memory per block
+// What one block takes, the largest over the op-flag and alignment variants (each tile row
+// padded by 16 bytes), so that auto never lists a configuration whose block cannot launch on a
+// device. Each kernel asserts that its own figure fits under these.
+
+/// Rung 13: two (BK, BM + pad) op(A) tiles and two (BK, BN + pad) op(B) tiles.
+template <class Cfg, class T>
+inline constexpr int kWarpTileSmemBytes =
+    2 * Cfg::BK * (Cfg::BM + Cfg::BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
+
+/// Rung 14: per stage a (BK, BM + pad) op(A) tile and a (BN, BK + pad) op(B) tile.
+template <class Cfg, class T>
+inline constexpr int kAsyncPipelineSmemBytes =
+    Cfg::kStages *
+    (Cfg::BK * (Cfg::BM + 16 / int(sizeof(T))) + Cfg::BN * (Cfg::BK + 16 / int(sizeof(T)))) *
+    int(sizeof(T));
+
 /// Launches rung 13 (register-staged double buffer + warp tiling) with configuration Cfg.
 template <class Cfg, class T>
 void launch_warp_tile_cfg(const GemmArgs<T>& args, cudaStream_t stream);
