@@ -253,7 +253,7 @@ void check_graph(const Entry& e, const Variant& v, uint64_t seed) {
     // Rungs 25-26 take their mma.sync counterparts where TMA cannot run: not on these variants.
     // (Rung 25 needs a workspace only for what it packs, which here may be nothing.)
     if (e.kernel == "wgmma_tf32" || e.kernel == "wgmma_tf32x3")
-        EXPECT_TRUE(nodes.has_kernel("wgmma_gemm_kernel")) << what << ": the fallback ran";
+        EXPECT_TRUE(nodes.has_kernel("warp_specialized_kernel")) << what << ": the fallback ran";
     if (e.kernel == "wgmma_tf32x3")
         EXPECT_GE(nodes.mem_alloc, 1u) << what << ": no workspace for the pack step in the graph";
     if (e.kernel == "auto")
