@@ -1,5 +1,6 @@
-// GPU tests of the probes of seed 002 §1.3-2.7: run each probe once and check that its headline
-// values are physically consistent. Skipped (GTEST_SKIP) when no CUDA device is visible.
+// GPU tests of the probes of the Vega10 microbenchmarks, sections 1.3-2.7 (docs/sources.md): run
+// each probe once and check that its headline values are physically consistent. Skipped
+// (GTEST_SKIP) when no CUDA device is visible.
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// GPU tests of the probes for seed 002 §2.8-2.14 and of `bandwidth`: each probe runs on the
-// device, and its headline values must be physically consistent (and its own checks of results
-// must pass). Skipped when no CUDA device is visible.
+// GPU tests of the probes for the Vega10 microbenchmarks, sections 2.8-2.14 (docs/sources.md),
+// and of `bandwidth`: each probe runs on the device, and its headline values must be physically
+// consistent (and its own checks of results must pass). Skipped when no CUDA device is visible.
 
 #include <cmath>
 #include <numeric>

@@ -62,7 +62,8 @@ struct Result {
 /// One registered probe.
 struct ProbeInfo {
     std::string_view name;      ///< command-line name, e.g. "smem-bank"
-    std::string_view seed;      ///< seed 002 section, e.g. "2.9.2"
+    /// Its section of the Vega10 microbenchmarks (docs/sources.md), e.g. "2.9.2".
+    std::string_view seed;
     std::string_view question;  ///< the question it answers, in a line
     Result (*run)(Context&);
 };

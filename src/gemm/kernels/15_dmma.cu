@@ -15,7 +15,8 @@
 // docs/ladder.md for the numbers and the choice.
 // Changed from rung 14: the multiply-accumulate stage (DMMA on warp tiles instead of FMA outer
 // products on thread tiles) and the shared layouts it reads; the cp.async ring is rung 14's.
-// Seeds: none (sm_90 hardware); the subject of seed 000 (DGEMM) on the unit that now does it.
+// Source (docs/sources.md): none (sm_90 hardware); the DCU DGEMM walk-through's subject on the
+// unit that now does it.
 
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/device_caps.hpp"
@@ -95,9 +96,9 @@ int dmma_smem_bytes(bool trans_a, bool trans_b) {
 // One 4-warp DMMA block per SM leaves the FP64 tensor cores about a fifth idle (auto_select.cu,
 // kDmmaSaturatingWarps); two keep them busy. Four stages of 128x64x16 take 102-123 KB by op
 // flags, and only the two layouts with an mn-contiguous op(B) fit twice in sm_90's 228 KB:
-// with op(B) k-contiguous (row-major NT and TT) the ring was one block per SM, 0.66-0.73x
-// cuBLAS at 2048-8192 (H100, 2026-11-23) against 0.87-0.98x in NN and TN. Three stages
-// (77-92 KB) fit twice in every layout.
+// with op(B) k-contiguous (row-major NT and TT) the ring was one block per SM and measured well
+// below NN and TN (docs/runs/2026-11-23-h100.md). Three stages (77-92 KB) fit twice in every
+// layout.
 void launch_dmma_128x64(const GemmArgs<double>& g, cudaStream_t stream) {
     const DeviceCaps caps = current_device_caps();
     const int four = dmma_smem_bytes<Cfg128x64w64x32s4g16<16>>(g.trans_a, g.trans_b);
@@ -112,10 +113,8 @@ void launch_dmma_128x64(const GemmArgs<double>& g, cudaStream_t stream) {
 // The registry row runs the configuration measured fastest (docs/ladder.md): 128x128 tiles,
 // eight warps of 64x32, one block per SM, taken in groups of 16 tile rows (which keeps the
 // operand panels of the blocks running at once in L2), m16n8k8 DMMAs fed by the
-// rotating-fragment mainloop, its four stages handed over by mbarriers (mma_tile.cuh). At
-// 4096^3 it keeps the FP64 tensor pipe 93.6% busy against 90.2% for two 4-warp 128x64 blocks
-// per SM in the same mainloop, on two thirds of their L2 traffic, and ran 0.97-1.05x cuBLAS
-// at 4096^3 and 0.98-0.99x at 8192^3 in three sweeps (H100, 2026-11-25).
+// rotating-fragment mainloop, its four stages handed over by mbarriers (mma_tile.cuh): busier
+// tensor pipe and less L2 traffic than two 4-warp 128x64 blocks per SM (docs/ladder.md).
 template <class T>
 void launch_dmma(const GemmArgs<T>& g, cudaStream_t stream) {
     mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>(g, stream);

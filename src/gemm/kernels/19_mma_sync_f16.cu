@@ -58,10 +58,9 @@
 // bf16 NN mainloop is 4 LDGSTS.E.BYPASS.128, 12 LDSM.16.MT88.4 / LDSM.16.M88.4 and 32
 // HMMA.16816.F32.BF16; the default configuration uses 122-128 registers, 128x256 210-222, and
 // no local memory (0 spill bytes) in any of the 64 kernels.
-// Measured (H100, 2026-11-23, gpu-check bench-half and hopper-evidence, docs/ladder.md): 337
-// TFLOP/s in bf16 at 4096^3, 0.50x cublasGemmEx; the HMMA pipe busy 58% (the probe's mma.sync
-// bf16 peak on this GPU is 718 TFLOP/s, wgmma's 1078: the step rungs 20-24 take).
-// Seeds: none (sm_80+ hardware); the standard multistage design of public Ampere GEMMs.
+// Measured: docs/ladder.md (half precision): mma.sync reaches only part of the tensor cores'
+// bf16 rate on sm_90, which is the step rungs 20-24 take.
+// Source (docs/sources.md): none (sm_80+ hardware); the multistage design of public Ampere GEMMs.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -2,8 +2,7 @@
 // Kernel launches through the driver's cuLaunchKernel, with the kernel's CUfunction looked up
 // once per thread and context instead of on every launch as the runtime's <<<>>> does: for the
 // launches where the host's cost is most of a call (rung 27, auto's path for tiny products).
-// `gemmlab overhead` on an H100 (2026-11-25, the f32 and f64 tables of one run): an empty
-// kernel cost 4.05-4.08 us per launch this way, 4.47-4.68 us through <<<>>> or cudaLaunchKernel.
+// `gemmlab overhead` measures both ways of launching side by side (docs/ladder.md, rung 27).
 //
 // The driver is reached through cudaGetDriverEntryPointByVersion (no link-time libcuda
 // dependency, as gemm/pointer_check.cpp does). Stream capture sees these launches as it sees

@@ -230,8 +230,8 @@ using ptx::mbar_arrive;
 /// Arrives on the barrier at the same offset in the shared memory of cluster block `cta`. The
 /// default .release.cta semantics suffice: what the arrival announces is that this block's
 /// wgmma finished reading a stage (wgmma.wait_group), not data for the other block to read; a
-/// .release.cluster arrival fences at cluster scope on every call: rung 23 ran at 0.40x cuBLAS
-/// with it and 0.89x without (H100, bf16 4096^3, tests/dev/hopper_dev.cu, 2026-11-23).
+/// .release.cluster arrival fences at cluster scope on every call, which cost rung 23 most of its
+/// speed (docs/ladder.md).
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),

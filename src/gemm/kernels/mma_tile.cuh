@@ -205,10 +205,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         // cp.async.mbarrier.arrive), its empty barrier when every thread has loaded its last
         // fragments from it. A warp thus waits only for the data it reads next and, to refill
         // a stage, for the others to have left it, never for the slowest warp to reach a
-        // common point. With a __syncthreads at each tile's last step instead, 128x64 tiles
-        // kept the FP64 tensor pipe 87.5% busy against 90.2% with mbarriers; and 8-warp 128x128
-        // tiles, 0.8x cuBLAS behind block barriers (k16, tile by tile), keep it 93.6% busy here
-        // (ncu, 4096^3, H100, 2026-11-25; docs/ladder.md).
+        // common point; the tensor pipe stays busier than behind a __syncthreads at each tile's
+        // last step (docs/ladder.md, "Stages handed over by mbarriers").
         if (tid == 0) {
 #pragma unroll
             for (int st = 0; st < S; ++st) {
@@ -243,8 +241,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         int refill_stage = 0; // in a tile's last step: the stage it leaves, and its parity
         uint32_t refill_phase = 0;
         // The row of a tile's last step after whose MMAs its stage is refilled: rows after
-        // the last fragment loads from it, so the other warps have mostly left it. Row 0 kept
-        // the 128x64 tiles' pipe 87% busy, rows 2 and 3 90% (ncu, H100, 2026-11-25).
+        // the last fragment loads from it, so the other warps have mostly left it (a later row
+        // kept the pipe busier than row 0: docs/ladder.md).
         constexpr int kRefillRow = MT / 2;
         // Step s of the unrolled body; false after the last tile's last step.
         const auto step = [&]<int s>() -> bool {

@@ -203,8 +203,8 @@ __device__ __forceinline__ void load_fragment(T (&frag)[N], const T* row) {
 
 // ---------------------------------------------------------------- multiply-accumulate stage
 
-/// acc(i, j) += a(i) * b(j): the register outer product (seed 000 MAC_4x4), TM * TN FMAs on
-/// TM + TN operands.
+/// acc(i, j) += a(i) * b(j): the register outer product (MAC_4x4 of the DCU GEMM walk-through),
+/// TM * TN FMAs on TM + TN operands.
 template <class T, int TM, int TN>
 __device__ __forceinline__ void outer_product(T (&acc)[TM][TN], const T (&a)[TM], const T (&b)[TN]) {
 #pragma unroll
