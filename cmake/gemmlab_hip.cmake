@@ -57,19 +57,23 @@ foreach(_rung IN LISTS GEMMLAB_HIP_RUNGS)
   list(APPEND GEMMLAB_HIP_RUNG_SOURCES ${PROJECT_SOURCE_DIR}/src/gemm/kernels/${_rung}.cu)
 endforeach()
 
-# The probes of the HIP build (src/probe/hip_probes.cpp is their table): clock, launch-rate and
-# fma. Left out, with the reason: latency, cacheline, access-divergence, bandwidth,
-# channel-conflict (PTX cache operators ld.global.ca/.cg and %globaltimer); smem-bank,
-# smem-latency (PTX ld.volatile.shared, and a 32-lane, 32-bank model: LDS has 32 banks but a
-# wavefront of 64 is served in halves, so the expected costs differ); registers, uniform
-# (NVIDIA register files and UR registers); divergence, reduction (32-lane warps, shuffles);
-# math, index-nchw, padding, batchnorm (not yet checked for 64-lane assumptions); tensor (NVIDIA
-# tensor cores).
-set(GEMMLAB_HIP_PROBE_SOURCES
-  ${PROJECT_SOURCE_DIR}/src/probe/clock.cu
-  ${PROJECT_SOURCE_DIR}/src/probe/launch_rate.cu
-  ${PROJECT_SOURCE_DIR}/src/probe/fma.cu
-  ${PROJECT_SOURCE_DIR}/src/probe/context.cu)
+# The probes of the HIP build (src/probe/hip_probes.cpp is their table): clock, launch-rate, fma,
+# latency, smem-latency, smem-bank and bandwidth; their PTX-specific parts (cache-policy loads,
+# shared loads, clocks) have AMD twins in src/probe/probe_kit.cuh, and smem-bank's bank model
+# takes the wavefront's width (src/probe/bank_model.hpp). Left out, with the reason:
+# cacheline, access-divergence, channel-conflict (their access patterns are cut for 32-lane
+# warps, threadIdx.x & 31 and / 32, and cacheline and access-divergence read their curves with
+# NVIDIA's 128-byte lines of 32-byte sectors; their loads have AMD twins now, the rest is not
+# ported); registers, uniform (NVIDIA register files and UR registers); divergence, reduction
+# (32-lane warps, shuffles); math, index-nchw, padding, batchnorm (not yet checked for 64-lane
+# assumptions); tensor (NVIDIA tensor cores).
+set(GEMMLAB_HIP_PROBE_KERNELS clock launch_rate fma latency smem_latency smem_bank bandwidth
+                              membw_common)
+set(GEMMLAB_HIP_PROBE_SOURCES ${PROJECT_SOURCE_DIR}/src/probe/context.cu
+                              ${PROJECT_SOURCE_DIR}/src/common/timing.cu)
+foreach(_probe IN LISTS GEMMLAB_HIP_PROBE_KERNELS)
+  list(APPEND GEMMLAB_HIP_PROBE_SOURCES ${PROJECT_SOURCE_DIR}/src/probe/${_probe}.cu)
+endforeach()
 
 # GPU sources: compiled as HIP by hipcc. `__CUDACC__` is defined for them because the shared
 # headers use it to mean "the GPU compiler is compiling this file" (device helpers such as
@@ -94,7 +98,8 @@ gemmlab_hip_sources(${GEMMLAB_HIP_RUNG_SOURCES} ${PROJECT_SOURCE_DIR}/src/hip/la
 
 # ------------------------------------------------------------ the library: gemmlab::gemmlab_hip
 add_library(gemmlab_hip SHARED ${GEMMLAB_HIP_RUNG_SOURCES} ${PROJECT_SOURCE_DIR}/src/hip/ladder.cu
-            ${GEMMLAB_HIP_PROBE_SOURCES} ${PROJECT_SOURCE_DIR}/src/probe/hip_probes.cpp)
+            ${GEMMLAB_HIP_PROBE_SOURCES} ${PROJECT_SOURCE_DIR}/src/probe/hip_probes.cpp
+            ${PROJECT_SOURCE_DIR}/src/probe/chase.cpp)
 gemmlab_hip_target(gemmlab_hip)
 target_link_libraries(gemmlab_hip PUBLIC hip::host PRIVATE hip::device Threads::Threads)
 add_library(gemmlab::gemmlab_hip ALIAS gemmlab_hip)
@@ -130,25 +135,44 @@ if(GEMMLAB_BUILD_TESTS)
                                                  GTest::gtest GTest::gtest_main)
   gtest_discover_tests(test_gpu_runtime DISCOVERY_MODE POST_BUILD
                        PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  # The probe table, and the bank model and chase builder at this build's wavefront width.
+  add_executable(test_hip_probes ${PROJECT_SOURCE_DIR}/tests/test_hip_probes.cpp)
+  gemmlab_hip_target(test_hip_probes)
+  target_link_libraries(test_hip_probes PRIVATE gemmlab_hip GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(test_hip_probes DISCOVERY_MODE POST_BUILD)
 endif()
 
-# ------------------------------------------------------------------- assembly of the rungs
-# `cmake --build --preset hip --target hip_asm`: each rung's AMDGPU assembly (hipcc
-# --save-temps) for GEMMLAB_HIP_ASM_ARCH in build/hip/asm/<rung>-hip-amdgcn-amd-amdhsa-<arch>.s,
-# the evidence docs/hip.md quotes (ds_read_b128, global_load_dwordx4, v_fmac_f32 per rung).
+# ------------------------------------------------------- assembly of the rungs and the probes
+# `cmake --build --preset hip --target hip_asm`: the AMDGPU assembly (hipcc --save-temps) of each
+# rung and each probe of the HIP build for GEMMLAB_HIP_ASM_ARCH, in
+# build/hip/asm/<file>-hip-amdgcn-amd-amdhsa-<arch>.s: the evidence docs/hip.md quotes
+# (ds_read_b128, global_load_dwordx4, v_fmac_f32 per rung; s_memtime, global_load ... glc,
+# ds_read_b32 in the probes' loops).
 set(GEMMLAB_HIP_ASM_ARCH gfx906 CACHE STRING "AMD GPU architecture of the hip_asm target")
 set(_gemmlab_asm_dir ${PROJECT_BINARY_DIR}/asm)
 set(_gemmlab_asm_files "")
+set(_gemmlab_asm_sources "")
 foreach(_rung IN LISTS GEMMLAB_HIP_RUNGS)
-  set(_asm ${_gemmlab_asm_dir}/${_rung}-hip-amdgcn-amd-amdhsa-${GEMMLAB_HIP_ASM_ARCH}.s)
+  list(APPEND _gemmlab_asm_sources src/gemm/kernels/${_rung}.cu)
+endforeach()
+foreach(_probe IN LISTS GEMMLAB_HIP_PROBE_KERNELS)
+  list(APPEND _gemmlab_asm_sources src/probe/${_probe}.cu)
+endforeach()
+foreach(_source IN LISTS _gemmlab_asm_sources)
+  get_filename_component(_name ${_source} NAME_WE)
+  set(_deps "") # the probes' device primitives, which decide their instructions
+  if(_source MATCHES "^src/probe/")
+    set(_deps ${PROJECT_SOURCE_DIR}/src/probe/probe_kit.cuh)
+  endif()
+  set(_asm ${_gemmlab_asm_dir}/${_name}-hip-amdgcn-amd-amdhsa-${GEMMLAB_HIP_ASM_ARCH}.s)
   add_custom_command(OUTPUT ${_asm}
     COMMAND ${CMAKE_CXX_COMPILER} -x hip --offload-arch=${GEMMLAB_HIP_ASM_ARCH} --cuda-device-only
             -O3 -std=c++20 -DGEMMLAB_HIP=1 -D__CUDACC__ -I${PROJECT_SOURCE_DIR}/cmake/hip/include
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src --save-temps -c
-            ${PROJECT_SOURCE_DIR}/src/gemm/kernels/${_rung}.cu -o ${_rung}.o
-    DEPENDS ${PROJECT_SOURCE_DIR}/src/gemm/kernels/${_rung}.cu
+            ${PROJECT_SOURCE_DIR}/${_source} -o ${_name}.o
+    DEPENDS ${PROJECT_SOURCE_DIR}/${_source} ${_deps}
     WORKING_DIRECTORY ${_gemmlab_asm_dir}
-    COMMENT "AMDGPU assembly of ${_rung} (${GEMMLAB_HIP_ASM_ARCH})" VERBATIM)
+    COMMENT "AMDGPU assembly of ${_name} (${GEMMLAB_HIP_ASM_ARCH})" VERBATIM)
   list(APPEND _gemmlab_asm_files ${_asm})
 endforeach()
 file(MAKE_DIRECTORY ${_gemmlab_asm_dir})

@@ -1,18 +1,21 @@
 // CPU-only tests of the probe suite's plumbing: the registry, cycle <-> ns conversion, the
-// pointer-chase cycle builder, the JSON report and the cacheline probe's L1 tag analysis. No
-// GPU needed.
+// pointer-chase cycle builder, the shared-memory bank model, the JSON report and the cacheline
+// probe's L1 tag analysis. No GPU needed.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "gemmlab/probe.hpp"
+#include "probe/bank_model.hpp"
 #include "probe/cacheline_analysis.hpp"
 #include "probe/chase.hpp"
 #include "probe/report.hpp"
@@ -126,6 +129,46 @@ TEST(ChaseCycle, EmptyAndDetectionOfBrokenCycles) {
     EXPECT_FALSE(gp::is_single_cycle(std::vector<uint32_t>{0, 1}));       // two fixed points
     EXPECT_FALSE(gp::is_single_cycle(std::vector<uint32_t>{1, 1}));       // not a permutation
     EXPECT_FALSE(gp::is_single_cycle(std::vector<uint32_t>{1, 5}));       // out of range
+}
+
+// ---------------------------------------------------------------- bank model (smem-bank)
+
+TEST(BankModel, StrideConflictsAreGcdWithThirtyTwoOnA32LaneWarp) {
+    for (int s = 1; s <= 64; ++s) {
+        const gp::BankCost c = gp::strided_load_cost(s, 32);
+        EXPECT_EQ(c.ways, std::gcd(s, 32)) << "stride " << s;
+        EXPECT_EQ(c.passes, c.ways) << "stride " << s; // one pass serves the whole warp
+    }
+}
+
+TEST(BankModel, A64LaneWavefrontIsServedInTwo32LaneHalves) {
+    // GCN/CDNA LDS: the same ways within each half, the halves one after the other.
+    for (int s = 1; s <= 64; ++s) {
+        const gp::BankCost c = gp::strided_load_cost(s, 64);
+        EXPECT_EQ(c.ways, std::gcd(s, 32)) << "stride " << s;
+        EXPECT_EQ(c.passes, 2 * std::gcd(s, 32)) << "stride " << s;
+    }
+    // Had the model served all 64 lanes in one pass, stride 1 would be a 2-way conflict (lanes l
+    // and l + 32 share bank l) and stride 32 a 64-way one.
+    static_assert(gp::strided_load_cost(1, 64).ways == 1, "lanes l and l + 32 are in different halves");
+    static_assert(gp::strided_load_cost(32, 64).ways == 32, "32 distinct words of bank 0 per half");
+}
+
+TEST(BankModel, PaddedTileColumnAndBroadcast) {
+    // Column of tile[rows][pitch]: lane l reads word l * pitch + c.
+    EXPECT_EQ(gp::strided_load_cost(32, 32).ways, 32);
+    EXPECT_EQ(gp::strided_load_cost(33, 32).ways, 1);
+    EXPECT_EQ(gp::strided_load_cost(33, 64).passes, 2);
+    // Every lane on one word: one broadcast per pass.
+    EXPECT_EQ(gp::strided_load_cost(0, 32).ways, 1);
+    EXPECT_EQ(gp::strided_load_cost(0, 64).passes, 2);
+}
+
+TEST(BankModel, RejectsWarpsThatAreNotWholePasses) {
+    EXPECT_THROW(gp::strided_load_cost(1, 48), std::invalid_argument);
+    EXPECT_THROW(gp::strided_load_cost(1, 0), std::invalid_argument);
+    EXPECT_THROW(gp::strided_load_cost(-1, 32), std::invalid_argument);
+    EXPECT_THROW(gp::strided_load_cost(1, 32, gp::SharedBanks{128, 32}), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------- JSON report

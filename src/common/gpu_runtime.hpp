@@ -27,6 +27,7 @@
 
 // ----------------------------------------------------------------------------------- values
 #define cudaDevAttrClockRate hipDeviceAttributeClockRate
+#define cudaDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
 #define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define cudaErrorMemoryAllocation hipErrorOutOfMemory
 #define cudaFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize

@@ -22,19 +22,28 @@
 //    (conflict-free), from a 32 KiB array per block, 4096 x 8 loads each; bytes per SM per cycle
 //    from event time and the measured SM clock.
 // Keeping the work: every load feeds a sum that is stored only if it equals a value it can never
-// take (all inputs are positive); L2 and shared-memory loads are asm volatile, so they can be
-// neither hoisted out of the repeat loop nor merged (shared loads are PTX ld.volatile, so that
-// ptxas too keeps every one).
+// take (all inputs are positive); L2 and shared-memory loads are probe_kit.cuh's kit::load_cg_x4
+// and kit::lds_v4 (asm volatile; PTX ld.volatile for shared, so that ptxas too keeps every one),
+// so they can be neither hoisted out of the repeat loop nor merged.
 //
 // Expected on H100 SXM (HBM3, 3.35 TB/s peak): read ~3.0 TB/s, copy ~2.6-3.0 TB/s; L2 roughly
 // 2-4x DRAM (H200, 4.8 TB/s peak: read ~4.4 TB/s, L2 ~8 TB/s); shared memory close to 128 B per cycle per SM (32 banks x 4 B), ~30 TB/s in all.
+//
+// On AMD (HIP build): the same kernels. L2 reads are global_load_dwordx4 with glc (misses the
+// CU's vector L1), four issued before one s_waitcnt; the L2 sweep starts below 4 MiB where a
+// quarter of the L2 is smaller (4 MiB on MI50 and Vega 10), so that two footprints fit in half of
+// it; shared memory is LDS read with ds_read_b128, a wavefront reading 1024 contiguous bytes
+// (GCN's LDS also moves 128 B per cycle per CU). Bytes per cycle use clock64 (s_memtime) ticks at
+// the rate the clock probe measures. Not run on AMD yet (docs/hip.md).
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/gpu_runtime.hpp"
 #include "probe/membw_common.cuh"
+#include "probe/probe_kit.cuh"
 #include "probe/probes.hpp"
 
 namespace gemmlab::probe {
@@ -46,22 +55,6 @@ constexpr int kBlock = 256;
 constexpr float kNever = -1.0f; // sums of positive values never equal it
 
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-
-__device__ __forceinline__ float4 ldcg_v4(const float4* p) {
-    float4 v;
-    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
-    return v;
-}
-
-__device__ __forceinline__ float4 lds_v4(uint32_t addr) {
-    float4 v;
-    asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr));
-    return v;
-}
 
 // One pass over in[0, n4): four independent loads in flight per thread.
 __global__ void dram_read_kernel(const float4* __restrict__ in, size_t n4, float* sink) {
@@ -88,7 +81,7 @@ __global__ void dram_write_kernel(float4* __restrict__ out, size_t n4, float bas
     }
 }
 
-// `total` reads of in[j & mask] through L2 (ld.global.cg skips L1): total / (mask + 1) passes
+// `total` reads of in[j & mask] through L2 (kit::load_cg skips L1): total / (mask + 1) passes
 // over a power-of-two footprint, as one grid-stride stream so that four loads stay in flight per
 // thread however small the footprint.
 __global__ void l2_read_kernel(const float4* __restrict__ in, size_t mask, size_t total, float* sink) {
@@ -96,14 +89,15 @@ __global__ void l2_read_kernel(const float4* __restrict__ in, size_t mask, size_
     size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     float acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
     for (; j + 3 * stride < total; j += 4 * stride) {
-        const float4 a = ldcg_v4(in + (j & mask)), b = ldcg_v4(in + ((j + stride) & mask));
-        const float4 c = ldcg_v4(in + ((j + 2 * stride) & mask)), d = ldcg_v4(in + ((j + 3 * stride) & mask));
-        acc0 += sum4(a);
-        acc1 += sum4(b);
-        acc2 += sum4(c);
-        acc3 += sum4(d);
+        float4 v[4];
+        kit::load_cg_x4(in + (j & mask), in + ((j + stride) & mask), in + ((j + 2 * stride) & mask),
+                        in + ((j + 3 * stride) & mask), v);
+        acc0 += sum4(v[0]);
+        acc1 += sum4(v[1]);
+        acc2 += sum4(v[2]);
+        acc3 += sum4(v[3]);
     }
-    for (; j < total; j += stride) acc0 += sum4(ldcg_v4(in + (j & mask)));
+    for (; j < total; j += stride) acc0 += sum4(kit::load_cg(in + (j & mask)));
     const float acc = (acc0 + acc1) + (acc2 + acc3);
     if (acc == kNever) *sink = acc;
 }
@@ -111,18 +105,19 @@ __global__ void l2_read_kernel(const float4* __restrict__ in, size_t mask, size_
 constexpr int kSmemLoadsPerIter = 8;
 constexpr int kSmemElems = kBlock * kSmemLoadsPerIter; // float4s per block: 32 KiB
 
-// Thread t reads buf[t + k * kBlock], k = 0..7: each warp-wide load is 512 contiguous bytes.
+// Thread t reads buf[t + k * kBlock], k = 0..7: each warp-wide load is kWarpSize x 16 contiguous
+// bytes.
 __global__ void __launch_bounds__(kBlock) smem_read_kernel(int iters, float* sink) {
     __shared__ float4 buf[kSmemElems];
     for (int i = threadIdx.x; i < kSmemElems; i += blockDim.x)
         buf[i] = make_float4(float(i) + 1, float(i) + 2, float(i) + 3, float(i) + 4);
     __syncthreads();
-    const uint32_t base = smem_addr(&buf[threadIdx.x]);
+    const uint32_t base = kit::smem_addr(&buf[threadIdx.x]);
     float4 acc = make_float4(0, 0, 0, 0);
     for (int it = 0; it < iters; ++it) {
         float4 v[kSmemLoadsPerIter]; // all loads issued before any result is used
 #pragma unroll
-        for (int k = 0; k < kSmemLoadsPerIter; ++k) v[k] = lds_v4(base + uint32_t(k * kBlock * sizeof(float4)));
+        for (int k = 0; k < kSmemLoadsPerIter; ++k) v[k] = kit::lds_v4(base + uint32_t(k * kBlock * sizeof(float4)));
 #pragma unroll
         for (int k = 0; k < kSmemLoadsPerIter; ++k) {
             acc.x += v[k].x;
@@ -144,6 +139,11 @@ Result run_bandwidth(Context& ctx) {
     const int grid = stream_grid(ctx);
     DeviceBuffer<float> sink(1);
     Result r;
+    // The words of the output: NVIDIA's instructions and API, or AMD's.
+    const char* memcpy_name = kHipBuild ? "hipMemcpyAsync" : "cudaMemcpyAsync";
+    const char* l2_load = kHipBuild ? "global_load_dwordx4 glc" : "ld.global.cg";
+    const char* smem_load = kHipBuild ? "ds_read_b128" : "ld.shared.v4";
+    const char* warp_word = kHipBuild ? "wavefront" : "warp";
 
     // ---------------------------------------------------------------- DRAM
     constexpr size_t kDramBytes = size_t(1) << 30;
@@ -179,16 +179,18 @@ Result run_bandwidth(Context& ctx) {
     const double copy_gbps = 2 * gb / (copy_ms * 1e-3);
     const double memcpy_gbps = 2 * gb / (memcpy_ms * 1e-3);
     r.tables.push_back(Table{
-        "DRAM bandwidth over 1 GiB buffers (rows: 1 read, 2 write, 3 copy kernel, 4 cudaMemcpyAsync "
-        "device to device; copies count bytes read + bytes written)",
+        strf("DRAM bandwidth over 1 GiB buffers (rows: 1 read, 2 write, 3 copy kernel, 4 %s "
+             "device to device; copies count bytes read + bytes written)",
+             memcpy_name),
         {"test", "bytes moved", "time", "bandwidth"},
         {"#", "GiB", "ms", "GB/s"},
         {{1, 1, read_ms, read_gbps}, {2, 1, write_ms, write_gbps}, {3, 2, copy_ms, copy_gbps},
          {4, 2, memcpy_ms, memcpy_gbps}}});
 
     // ---------------------------------------------------------------- L2 (and beyond) by footprint
-    Table l2t{"read bandwidth vs footprint, 8 GiB per launch in repeated passes with ld.global.cg (L2 up "
-              "to its size, then DRAM)",
+    Table l2t{strf("read bandwidth vs footprint, 8 GiB per launch in repeated passes with %s (L2 up "
+                   "to its size, then DRAM)",
+                   l2_load),
               {"footprint", "bandwidth"},
               {"MiB", "GB/s"},
               {}};
@@ -196,7 +198,11 @@ Result run_bandwidth(Context& ctx) {
     constexpr size_t kL2ReadBytes = size_t(8) << 30;
     const size_t total4 = kL2ReadBytes / sizeof(float4);
     double l2_gbps = 0, l2_footprint_mib = 0, l2_low_gbps = 0, l2_low_mib = 0, l2_high_mib = 0;
-    for (size_t mib = 4; mib <= 512; mib *= 2) {
+    // From 4 MiB, or lower where a quarter of the L2 is smaller (AMD's 4-8 MiB), so that at least
+    // two footprints fit in half of it.
+    size_t first_mib = 4;
+    while (first_mib > 1 && double(first_mib << 20) > 0.25 * double(ctx.l2_bytes)) first_mib /= 2;
+    for (size_t mib = first_mib; mib <= 512; mib *= 2) {
         progress(ctx, strf("bandwidth: L2 read, %zu MiB footprint", mib));
         const size_t fp4 = (mib << 20) / sizeof(float4); // a power of two: j & (fp4 - 1) wraps
         const double ms = median_ms(
@@ -221,8 +227,9 @@ Result run_bandwidth(Context& ctx) {
     r.tables.push_back(std::move(l2t));
 
     // ---------------------------------------------------------------- shared memory
-    Table smt{"shared-memory read bandwidth: ld.shared.v4, each warp reading 512 contiguous bytes",
-              {"blocks per SM", "warps per SM", "bytes per cycle per SM", "bandwidth"},
+    Table smt{strf("shared-memory read bandwidth: %s, each %s reading %d contiguous bytes", smem_load,
+                   warp_word, int(kWarpSize * sizeof(float4))),
+              {"blocks per SM", strf("%ss per SM", warp_word), "bytes per cycle per SM", "bandwidth"},
               {"", "", "B/cycle/SM", "GB/s"},
               {}};
     constexpr int kIters = 4096;
@@ -239,7 +246,7 @@ Result run_bandwidth(Context& ctx) {
         const double bytes = double(g) * kBlock * kIters * kSmemLoadsPerIter * sizeof(float4);
         const double bpc = bytes / (ms * 1e-3 * ctx.clock_mhz * 1e6 * ctx.sm_count);
         const double gbps = bytes / (ms * 1e6);
-        smt.rows.push_back({double(blocks_per_sm), double(blocks_per_sm * kBlock / 32), bpc, gbps});
+        smt.rows.push_back({double(blocks_per_sm), double(blocks_per_sm * kBlock / kWarpSize), bpc, gbps});
         if (bpc > smem_bpc) {
             smem_bpc = bpc;
             smem_gbps = gbps;
@@ -248,16 +255,17 @@ Result run_bandwidth(Context& ctx) {
     r.tables.push_back(std::move(smt));
 
     r.headlines.push_back({"dram_copy_gbps", copy_gbps, "GB/s",
-                           strf("DRAM copy: %.0f GB/s (bytes read + written, 1 GiB buffers; cudaMemcpy "
+                           strf("DRAM copy: %.0f GB/s (bytes read + written, 1 GiB buffers; %s "
                                 "%.0f GB/s); read alone %.0f GB/s, write alone %.0f GB/s",
-                                copy_gbps, memcpy_gbps, read_gbps, write_gbps)});
+                                copy_gbps, kHipBuild ? "hipMemcpy" : "cudaMemcpy", memcpy_gbps, read_gbps,
+                                write_gbps)});
     r.headlines.push_back({"dram_read_gbps", read_gbps, "GB/s", strf("DRAM read: %.0f GB/s over 1 GiB", read_gbps)});
     r.headlines.push_back({"l2_read_gbps", l2_gbps, "GB/s",
                            strf("L2 read: %.0f GB/s (best of footprints %.0f-%.0f MiB, all within half the "
                                 "%.0f MiB L2 so that they surely fit; at %.0f MiB; slowest of them %.0f GB/s; "
-                                "ld.global.cg), %.1fx DRAM read",
+                                "%s), %.1fx DRAM read",
                                 l2_gbps, l2_low_mib, l2_high_mib, double(ctx.l2_bytes) / 1048576.0,
-                                l2_footprint_mib, l2_low_gbps, l2_gbps / read_gbps)});
+                                l2_footprint_mib, l2_low_gbps, l2_load, l2_gbps / read_gbps)});
     r.headlines.push_back({"smem_read_bytes_per_cycle_sm", smem_bpc, "B/cycle/SM",
                            strf("shared-memory read: %.1f B per cycle per SM (%.1f TB/s over %d SMs at "
                                 "%.0f MHz; 32 banks x 4 B = 128 B/cycle)",

@@ -15,6 +15,13 @@ const ProbeInfo kHipProbes[] = {
      run_launch_rate},
     {"fma", "2.2.1-2.2.5",
      "How many FMA per cycle does a compute unit retire, and how many are there?", run_fma},
+    {"latency", "2.6.1, 2.6.3", "How long does a dependent load take from L1, L2 and DRAM?",
+     run_latency},
+    {"smem-latency", "2.9.1", "How long does an LDS (shared-memory) load take?", run_smem_latency},
+    {"smem-bank", "2.9.2",
+     "How do LDS bank conflicts grow with stride on 64-lane wavefronts, and does padding fix them?",
+     run_smem_bank},
+    {"bandwidth", "-", "What are the DRAM, L2 and LDS bandwidth ceilings?", run_bandwidth},
 };
 
 } // namespace

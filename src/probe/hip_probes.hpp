@@ -11,7 +11,8 @@
 
 namespace gemmlab::probe {
 
-/// clock, launch-rate and fma, in that order (the others convert with the clock).
+/// clock, launch-rate, fma, latency, smem-latency, smem-bank and bandwidth, in that order (the
+/// others convert with the clock), as the CUDA build's table orders them.
 std::span<const ProbeInfo> hip_probes() noexcept;
 
 /// Runs the named probes (all when `names` is empty) on device 0, `clock` first, and prints

@@ -5,7 +5,8 @@
 //    instead of depending on another probe's result;
 //  - a fill whose values the host regenerates bit for bit from (seed, index), so host references
 //    need no gigabyte transfers of the input;
-//  - small helpers: shared-memory loads the compiler must keep, timing policy, plain-words text.
+//  - small host helpers: timing policy, plain-words text, pinned buffers.
+// The device primitives (cache-policy loads, shared-memory loads, clocks) are in probe_kit.cuh.
 
 #include <algorithm>
 #include <cstdarg>
@@ -92,22 +93,6 @@ struct ReadCeiling {
 /// Times launch_read over a fresh buffer of `bytes` (filled with positive random values) and
 /// returns its median bandwidth.
 ReadCeiling measure_read(const Context& ctx, size_t bytes, cudaStream_t stream);
-
-// ------------------------------------------------------------------ device helpers
-
-/// 32-bit shared-window address of a __shared__ object, for ld.shared in inline PTX.
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/// A shared-memory load that neither compiler may delete, merge, or hoist out of a loop: `asm
-/// volatile` binds the front end, and PTX `ld.volatile` binds ptxas, which would otherwise fold
-/// repeated loads of one address into one. It is the same LDS instruction in SASS.
-__device__ __forceinline__ uint32_t lds_u32(uint32_t addr) {
-    uint32_t v;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
-    return v;
-}
 
 // ------------------------------------------------------------------ host helpers
 

@@ -8,30 +8,43 @@
 //    `p = ld.shared [p]` in inline PTX: nothing but the load sits on the critical path.
 //  - Index chain (the source's form, `temp = lds[temp]`): each word holds the index of the next,
 //    so every step adds the index-to-address arithmetic the compiler emits.
-// Lane l of a warp walks the words of bank l (row r -> row r + 1 of a [64][32] array), so a
+// Lane l of a warp walks the words of bank l mod 32 (row r -> row r + 1 of a [64][32] array), so a
 // warp-wide step is one conflict-free access; a sweep over 1...32 warps, each chasing, shows
 // when the shared-memory pipe, rather than latency, starts to set the pace.
 // Keeping the work: the chain's last value is stored only if it equals a value passed in at run
-// time that it never takes, and the address loads are asm volatile.
+// time that it never takes; the address loads are kit::lds_u32 and the index chain reads through
+// kit::volatile_shared (probe_kit.cuh), neither of which the compiler may drop or merge.
 //
 // Expected on H100: ~30 cycles (about 16 ns at 1.9 GHz) per dependent load with one warp, a few
 // cycles more for the index chain; flat until enough warps share the pipe. The source measured
 // 63 cycles on Vega10 (44 after its two address instructions).
+//
+// On AMD (HIP build): the chain is a dependent ds_read_b32 (address chain), or the index's
+// address arithmetic and a ds_read_b32 (index chain). Lanes l and l + 32 of a 64-lane wavefront
+// walk the same words, one in each half of the wavefront, which the LDS serves one after the
+// other (bank_model.hpp), so a step is conflict-free there too. The sweep stops at 16
+// wavefronts (1024 threads, a block's limit). Cycles are clock64 (s_memtime) ticks at the rate
+// the clock probe measures. Not run on AMD yet (docs/hip.md).
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "common/gpu_runtime.hpp"
 #include "probe/membw_common.cuh"
+#include "probe/probe_kit.cuh"
 #include "probe/probes.hpp"
 
 namespace gemmlab::probe {
 namespace {
 
 using namespace membw;
+using kit::lds_u32;
+using kit::smem_addr;
 
 constexpr int kRows = 64;                 // chain length per lane; 64 x 32 words = 8 KiB
+constexpr int kMaxThreads = 1024;         // a block's limit: 32 warps, or 16 wavefronts
 constexpr int kUnroll = 64;
 constexpr int kRounds = 64;               // 64 x 64 = 4096 timed loads per chain
 constexpr uint32_t kNever = 0xFFFFFFFFu;  // never a valid address or index
@@ -40,15 +53,15 @@ constexpr uint32_t kNever = 0xFFFFFFFFu;  // never a valid address or index
 template <bool kAddressChain>
 __global__ void chain_kernel(uint32_t never, long long* cycles, uint32_t* sink) {
     __shared__ uint32_t chain[kRows * 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int bank = threadIdx.x % 32, lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
     for (int i = threadIdx.x; i < kRows * 32; i += blockDim.x) {
         const int next = ((i / 32 + 1) % kRows) * 32 + i % 32; // next row, same bank
         chain[i] = kAddressChain ? smem_addr(&chain[next]) : uint32_t(next);
     }
     __syncthreads();
 
-    uint32_t p = kAddressChain ? smem_addr(&chain[lane]) : uint32_t(lane);
-    const volatile uint32_t* vchain = chain; // index chain: the compiler must reload every step
+    uint32_t p = kAddressChain ? smem_addr(&chain[bank]) : uint32_t(bank);
+    const auto vchain = kit::volatile_shared(chain); // index chain: the compiler must reload every step
     for (int k = 0; k < kRows; ++k) p = kAddressChain ? lds_u32(p) : vchain[p]; // warm-up pass
 
     const long long t0 = clock64();
@@ -69,9 +82,9 @@ double chain_cycles(bool address_chain, int warps, DeviceBuffer<long long>& cycl
     std::vector<double> samples;
     for (int r = 0; r < kReps + 1; ++r) { // the first launch is a warm-up
         if (address_chain)
-            chain_kernel<true><<<1, warps * 32, 0, s>>>(kNever, cycles.get(), sink.get());
+            chain_kernel<true><<<1, warps * kWarpSize, 0, s>>>(kNever, cycles.get(), sink.get());
         else
-            chain_kernel<false><<<1, warps * 32, 0, s>>>(kNever, cycles.get(), sink.get());
+            chain_kernel<false><<<1, warps * kWarpSize, 0, s>>>(kNever, cycles.get(), sink.get());
         GEMMLAB_CHECK_LAUNCH();
         GEMMLAB_CUDA_CHECK(cudaMemcpyAsync(h.data(), cycles.get(), warps * sizeof(long long),
                                            cudaMemcpyDeviceToHost, s));
@@ -89,16 +102,21 @@ double chain_cycles(bool address_chain, int warps, DeviceBuffer<long long>& cycl
 Result run_smem_latency(Context& ctx) {
     ensure_clock(ctx);
     Stream stream;
-    DeviceBuffer<long long> cycles(32);
+    DeviceBuffer<long long> cycles(kMaxThreads / kWarpSize);
     DeviceBuffer<uint32_t> sink(1);
 
-    Table t{"dependent shared-memory load latency vs warps chasing at once on one SM (address "
-            "chain: p = ld.shared [p]; index chain: i = lds[i], the seed's form)",
-            {"warps", "address chain", "address chain", "index chain", "index chain"},
+    // The words of the output: warps, SMs and ld.shared on NVIDIA; wavefronts, CUs, ds_read_b32 on AMD.
+    const char* warps_word = kHipBuild ? "wavefronts" : "warps";
+    const char* load_word = kHipBuild ? "ds_read_b32" : "ld.shared";
+    Table t{strf("dependent shared-memory load latency vs %s chasing at once on one %s (address "
+                 "chain: p = %s [p]; index chain: i = lds[i], the seed's form)",
+                 warps_word, kHipBuild ? "CU" : "SM", load_word),
+            {warps_word, "address chain", "address chain", "index chain", "index chain"},
             {"", "cycles", "ns", "cycles", "ns"},
             {}};
     double addr1 = 0, index1 = 0;
     for (int warps : {1, 2, 4, 8, 16, 32}) {
+        if (warps * kWarpSize > kMaxThreads) break;
         progress(ctx, strf("smem-latency: %d warps", warps));
         const double a = chain_cycles(true, warps, cycles, sink, stream.get());
         const double i = chain_cycles(false, warps, cycles, sink, stream.get());
@@ -113,7 +131,7 @@ Result run_smem_latency(Context& ctx) {
     r.tables.push_back(std::move(t));
     r.headlines.push_back({"smem_load_latency_cycles", addr1, "cycles",
                            "shared-memory load latency: " + cycles_text(ctx, addr1) +
-                               " per dependent ld.shared (one warp)"});
+                               strf(" per dependent %s (one %s)", load_word, kHipBuild ? "wavefront" : "warp")});
     r.headlines.push_back({"smem_index_chain_cycles", index1, "cycles",
                            "seed-style index chain i = lds[i]: " + cycles_text(ctx, index1) +
                                strf(" per step, %.3g cycles of it index-to-address arithmetic", index1 - addr1)});

@@ -5,7 +5,7 @@
 //           (default) or a rung (--reference N), and the output says which
 //   verify  every rung, both layouts, all four op combinations, shapes that fit no tile,
 //           beta != 0 and beta == 0 with NaN in C, against the CPU reference
-//   probe   the probes of the HIP build (src/probe/hip_probes.cu)
+//   probe   the probes of the HIP build (src/probe/hip_probes.cpp)
 // Nothing here has run on an AMD GPU yet: docs/hip.md.
 
 #include <CLI/CLI.hpp>
