@@ -186,6 +186,12 @@ struct CommOptions {
     /// communicator and returns Status::Timeout. <= 0: the environment's GEMMLAB_DIST_TIMEOUT_S,
     /// else 300 s.
     double timeout_s = 0;
+    /// Most thread blocks an NCCL collective of the Overlapped schedules may use (NCCL's
+    /// ncclConfig_t::maxCTAs on the communicators those schedules split off): each block holds
+    /// an SM the overlapped local products then lack. <= 0: the environment's
+    /// GEMMLAB_DIST_OVERLAP_CTAS, else 16. The Sequential schedule of the tensor-parallel calls
+    /// uses the communicator itself, with NCCL's own choice.
+    int overlap_max_ctas = 0;
 };
 
 /// One rank of an NCCL communicator, created non-blocking (ncclConfig_t::blocking = 0) so that
@@ -318,6 +324,9 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
                           int64_t k_local, scalar_t<TA> alpha, const TA* x, int64_t ldx,
                           const TA* w, int64_t ldw, TC* out_shard, int64_t ldo,
                           const TpOptions& options = {});
+
+/// The NCCL library's version code (ncclGetVersion: 22803 for 2.28.3), 0 if NCCL does not say.
+int nccl_version() noexcept;
 
 /// Sets NCCL_NVLS_ENABLE=0 in this process's environment unless it already has a value (the
 /// communicator constructors call it; exposed for programs that make their own NCCL

@@ -21,6 +21,17 @@ ncclConfig_t nonblocking_config() {
     return cfg;
 }
 
+ncclConfig_t overlap_config(int max_ctas) {
+    ncclConfig_t cfg = nonblocking_config();
+    cfg.maxCTAs = max_ctas; // minCTAs stays NCCL's default (NCCL lowers it to maxCTAs if needed)
+    return cfg;
+}
+
+int nccl_version() noexcept {
+    int v = 0;
+    return ncclGetVersion(&v) == ncclSuccess ? v : 0;
+}
+
 namespace {
 
 double timeout_from(const CommOptions& o) {
@@ -30,6 +41,15 @@ double timeout_from(const CommOptions& o) {
         if (t > 0) return t;
     }
     return 300;
+}
+
+int overlap_ctas_from(const CommOptions& o) {
+    if (o.overlap_max_ctas > 0) return o.overlap_max_ctas;
+    if (const char* v = std::getenv("GEMMLAB_DIST_OVERLAP_CTAS")) {
+        const int n = std::atoi(v);
+        if (n > 0) return n;
+    }
+    return 16;
 }
 
 std::string nccl_text(ncclResult_t r, ncclComm_t c) {
@@ -101,12 +121,14 @@ Status Communicator::Impl::init_resources() {
 
 Status Communicator::Impl::fail(Status s, const std::string& msg) {
     if (!aborted) {
+        // The parent first: its abort joins a split still running (NCCL init.cc,
+        // ncclCommEnsureReady), whose job stores the child, failed or not, into `grids`.
+        if (comm) ncclCommAbort(comm);
         for (auto& [key, g] : grids) {
             if (g.row) ncclCommAbort(g.row);
             if (g.col) ncclCommAbort(g.col);
         }
         grids.clear();
-        if (comm) ncclCommAbort(comm);
         aborted = true;
     }
     detail::set_error("rank " + std::to_string(rank) + " of " + std::to_string(nranks) + ": " + msg +
@@ -121,18 +143,22 @@ Status Communicator::Impl::cuda(cudaError_t e, const char* what) {
     return fail(s, std::string(what) + " failed: " + cudaGetErrorString(e));
 }
 
-Status Communicator::Impl::wait_ready(ncclComm_t c, const char* what, Clock::time_point dl) {
-    for (int spin = 0;; ++spin) {
+Status Communicator::Impl::wait_ready(ncclComm_t c, const std::string& what, Clock::time_point dl) {
+    if (!c) return fail(Status::NcclError, what + ": no NCCL communicator to wait for (a bug of this layer)");
+    const auto start = Clock::now();
+    for (;;) {
         ncclResult_t st = ncclSuccess;
         const ncclResult_t r = ncclCommGetAsyncError(c, &st);
-        if (r != ncclSuccess) return fail(Status::NcclError, std::string(what) + ": " + nccl_text(r, c));
+        if (r != ncclSuccess) return fail(Status::NcclError, what + ": " + nccl_text(r, c));
         if (st == ncclSuccess) return Status::Success;
-        if (st != ncclInProgress)
-            return fail(Status::NcclError, std::string(what) + ": " + nccl_text(st, c));
-        if (Clock::now() > dl)
-            return fail(Status::Timeout, std::string(what) + " did not complete within " +
-                                             std::to_string(timeout_s) + " s");
-        if (spin > 100) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        if (st != ncclInProgress) return fail(Status::NcclError, what + ": " + nccl_text(st, c));
+        const auto now = Clock::now();
+        if (now > dl)
+            return fail(Status::Timeout, what + " did not complete within " + std::to_string(timeout_s) + " s");
+        // A collective's enqueue takes tens of microseconds and the GPU may be waiting for it:
+        // yield at first, sleep only once the wait is long (an init, a split, a dead peer).
+        if (now - start < std::chrono::milliseconds(2)) std::this_thread::yield();
+        else std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
 }
 
@@ -203,29 +229,49 @@ Status Communicator::Impl::buffer(Buffer id, size_t bytes, cudaStream_t stream, 
     return Status::Success;
 }
 
+Status Communicator::Impl::split(int color, int key, ncclComm_t* out, const std::string& what,
+                                 Clock::time_point dl) {
+    ncclConfig_t cfg = overlap_config(overlap_max_ctas);
+    const ncclResult_t r = ncclCommSplit(comm, color, key, out, &cfg);
+    if (r != ncclSuccess && r != ncclInProgress)
+        return fail(Status::NcclError, what + " failed: " + nccl_text(r, comm));
+    // With a non-blocking parent the split is a job of the parent, like a collective: NCCL
+    // (2.28 init.cc, ncclCommInitChildComm) sets *out to null, returns ncclSuccess, and its job
+    // thread stores the new communicator only when it ends; until then the parent reads
+    // ncclInProgress (NVIDIA/nccl#1472). So wait on the parent, and only then on the child.
+    if (Status s = wait_ready(comm, what + " (waiting on the parent communicator)", dl); s != Status::Success)
+        return s;
+    if (!*out)
+        return fail(Status::NcclError, what + ": the split completed without a communicator for this rank");
+    return wait_ready(*out, what + " (the new communicator)", dl);
+}
+
 Status Communicator::Impl::grid_comms(const Grid& grid, GridComms** out, Clock::time_point dl) {
-    auto it = grids.find({grid.rows, grid.cols});
-    if (it == grids.end()) {
-        GridComms g;
+    // The map's node holds the children from the start: NCCL writes them there asynchronously,
+    // and fail() finds them there to abort.
+    auto [it, fresh] = grids.try_emplace({grid.rows, grid.cols});
+    if (fresh) {
         const int r = grid.row_of(rank), c = grid.col_of(rank);
-        ncclConfig_t cfg = nonblocking_config();
+        const std::string name = " of the " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) + " grid";
         // Every rank splits twice, in the same order; a dimension of 1 needs no communicator.
-        if (grid.cols > 1) {
-            if (Status s = nccl(ncclCommSplit(comm, r, c, &g.row, &cfg), comm, "ncclCommSplit (grid rows)", dl);
+        if (grid.cols > 1)
+            if (Status s = split(r, c, &it->second.row, "ncclCommSplit (the rows" + name + ")", dl); s != Status::Success)
+                return s;
+        if (grid.rows > 1)
+            if (Status s = split(c, r, &it->second.col, "ncclCommSplit (the columns" + name + ")", dl);
                 s != Status::Success)
                 return s;
-            if (Status s = wait_ready(g.row, "ncclCommSplit (grid rows)", dl); s != Status::Success) return s;
-        }
-        if (grid.rows > 1) {
-            cfg = nonblocking_config();
-            if (Status s = nccl(ncclCommSplit(comm, c, r, &g.col, &cfg), comm, "ncclCommSplit (grid columns)", dl);
-                s != Status::Success)
-                return s;
-            if (Status s = wait_ready(g.col, "ncclCommSplit (grid columns)", dl); s != Status::Success) return s;
-        }
-        it = grids.emplace(std::make_pair(grid.rows, grid.cols), g).first;
     }
     *out = &it->second;
+    return Status::Success;
+}
+
+Status Communicator::Impl::overlap_comm(ncclComm_t* out, Clock::time_point dl) {
+    *out = nullptr;
+    if (nranks == 1) return Status::Success;
+    GridComms* g = nullptr;
+    if (Status s = grid_comms(Grid{1, nranks}, &g, dl); s != Status::Success) return s;
+    *out = g->row;
     return Status::Success;
 }
 
@@ -348,6 +394,7 @@ Status Communicator::create(Communicator& out, const UniqueId& id, int nranks, i
     impl->nranks = nranks;
     impl->device = device;
     impl->timeout_s = timeout_from(options);
+    impl->overlap_max_ctas = overlap_ctas_from(options);
     ncclUniqueId nid;
     std::memcpy(&nid, id.bytes, sizeof nid);
     ncclConfig_t cfg = nonblocking_config();
@@ -396,6 +443,7 @@ Status Communicator::create_all_local(std::vector<Communicator>& out, const std:
         impls[i]->nranks = n;
         impls[i]->device = devices[i];
         impls[i]->timeout_s = timeout_from(options);
+        impls[i]->overlap_max_ctas = overlap_ctas_from(options);
         cudaSetDevice(devices[i]);
         ncclConfig_t cfg = nonblocking_config();
         r = ncclCommInitRankConfig(&impls[i]->comm, n, nid, i, &cfg);

@@ -62,12 +62,14 @@ struct Communicator::Impl {
     int nranks = 1;
     int device = 0;
     double timeout_s = 300;
+    int overlap_max_ctas = 16; // maxCTAs of the communicators the overlapped schedules use
     bool aborted = false;
     /// Communication streams (high priority, so NCCL's blocks are scheduled first as SMs free).
     cudaStream_t comm_stream[2] = {nullptr, nullptr};
     /// Events reused by every call (cudaEventDisableTiming), grown on demand.
     std::vector<cudaEvent_t> events;
-    /// Row and column communicators of a grid (null where that grid dimension is 1).
+    /// Row and column communicators of a grid (null where that grid dimension is 1), split from
+    /// `comm` with at most `overlap_max_ctas` NCCL blocks so that the local products keep most SMs.
     struct GridComms {
         ncclComm_t row = nullptr; // the ranks of my grid row, ordered by grid column
         ncclComm_t col = nullptr; // the ranks of my grid column, ordered by grid row
@@ -93,7 +95,7 @@ struct Communicator::Impl {
     /// An NCCL call's result: ncclInProgress waits until the call is enqueued, an error aborts.
     Status nccl(ncclResult_t r, ncclComm_t c, const char* what, Clock::time_point deadline);
     /// Polls until `c` is no longer in progress (its init, split or last call), or fails.
-    Status wait_ready(ncclComm_t c, const char* what, Clock::time_point deadline);
+    Status wait_ready(ncclComm_t c, const std::string& what, Clock::time_point deadline);
     /// Polls until `e` completed, checking NCCL's asynchronous errors and the deadline.
     Status wait_event(cudaEvent_t e, Clock::time_point deadline);
     /// Any asynchronous NCCL error of this rank's communicators, as a failure.
@@ -105,6 +107,12 @@ struct Communicator::Impl {
     /// The row and column communicators of `grid` (made by ncclCommSplit on first use: every
     /// rank reaches it at the same call, after the agreement).
     Status grid_comms(const Grid& grid, GridComms** out, Clock::time_point deadline);
+    /// All ranks in rank order with the overlap configuration (the row communicator of the
+    /// 1 x P grid), for the tensor-parallel overlapped schedule; null when P == 1.
+    Status overlap_comm(ncclComm_t* out, Clock::time_point deadline);
+    /// ncclCommSplit of `comm` into *out (which must outlive the split: NCCL's job thread
+    /// stores the new communicator through it), waited for without ever polling a null comm.
+    Status split(int color, int key, ncclComm_t* out, const std::string& what, Clock::time_point deadline);
 
     /// Exchanges the fingerprint and decides, the same on every rank.
     Status agree(detail::Fingerprint& mine, Clock::time_point deadline);
@@ -115,5 +123,7 @@ struct Communicator::Impl {
 
 /// The non-blocking NCCL configuration every communicator of this layer uses.
 ncclConfig_t nonblocking_config();
+/// As nonblocking_config, with NCCL's blocks per collective capped at `max_ctas`.
+ncclConfig_t overlap_config(int max_ctas);
 
 } // namespace gemmlab::dist

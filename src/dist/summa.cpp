@@ -8,7 +8,9 @@
 // along each grid column, and every rank adds A_panel * B_panel to its block with the local
 // gemmlab product. Overlapped schedule: the broadcasts run on two high-priority streams, one per
 // direction, into two slots per operand, so that the broadcasts of step s + 1 run while step s
-// computes; a slot is refilled only after the product that read it (events `free`).
+// computes; a slot is refilled only after the product that read it (events `freed`). The row
+// and column communicators cap NCCL's blocks (CommOptions::overlap_max_ctas) and the products
+// run a rung that shares the GPU with them (local_gemm.hpp).
 
 #include <algorithm>
 #include <cstring>
@@ -16,13 +18,11 @@
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
+#include "dist/local_gemm.hpp"
 
 namespace gemmlab::dist {
 
 namespace {
-
-template <class T>
-constexpr bool is_half_v = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
 
 /// One panel step: global columns [k0, k0 + w) of A / rows of B.
 struct Step {
@@ -48,19 +48,6 @@ std::vector<Step> plan_steps(int64_t k, const Distribution& da, const Distributi
         k0 = k1;
     }
     return steps;
-}
-
-/// The local product through gemmlab's public API (the overload set picks the rung family).
-template <class TA, class TC>
-Status local_gemm(Communicator::Impl* im, Layout layout, int64_t m, int64_t n, int64_t k,
-                  scalar_t<TA> alpha, const TA* a, int64_t lda, const TA* b, int64_t ldb,
-                  scalar_t<TA> beta, TC* c, int64_t ldc, const gemmlab::GemmOptions& opts) {
-    const gemmlab::Status s =
-        gemmlab::gemm(layout, Op::N, Op::N, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, opts);
-    if (s == gemmlab::Status::Success) return Status::Success;
-    return im->fail(Status::GemmError, std::string("the local gemmlab product failed (") +
-                                           std::string(gemmlab::to_string(s)) + "): " +
-                                           gemmlab::last_error());
 }
 
 } // namespace
@@ -97,13 +84,17 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
     const bool do_comm = sched != Schedule::ComputeOnly;
     const bool do_compute = sched != Schedule::CommOnly;
     cudaStream_t user = options.local.stream;
-    gemmlab::GemmOptions local = options.local;
+    const gemmlab::GemmOptions& caller = options.local;
+    // The timing aid ComputeOnly runs the products of the Overlapped schedule.
+    const bool beside_nccl = sched != Schedule::Sequential && g.size() > 1;
+    gemmlab::GemmOptions local = beside_nccl ? detail::beside_comm<TA>(caller, im->device) : caller;
+    local.stream = user;
 
     if (k == 0) { // C = beta * C, no communication
         const int64_t lda0 = std::max<int64_t>(1, row_major ? 0 : mloc), ldb0 = std::max<int64_t>(1, row_major ? nloc : 0);
         if (do_compute)
-            if (Status s = local_gemm<TA, TC>(im, layout, mloc, nloc, 0, alpha, nullptr, lda0, nullptr, ldb0, beta,
-                                              C.data, C.ld, local);
+            if (Status s = detail::local_gemm<TA, TC>(im, layout, Op::N, Op::N, mloc, nloc, 0, alpha, nullptr, lda0,
+                                                      nullptr, ldb0, beta, C.data, C.ld, local, caller);
                 s != Status::Success)
                 return s;
         return options.synchronize ? comm.wait(user) : Status::Success;
@@ -120,7 +111,7 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
 
     // 2. Buffers: two slots per moving operand; a float accumulator for half-type C over several
     //    steps (one rounding to C's type at the end, as the single-GPU product).
-    const bool use_acc = is_half_v<TC> && steps.size() > 1;
+    const bool use_acc = detail::is_half_v<TC> && steps.size() > 1;
     const size_t esz = sizeof(TA);
     TA* panel_a[2] = {nullptr, nullptr};
     TA* panel_b[2] = {nullptr, nullptr};
@@ -249,20 +240,19 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
         a_slice(st, slot, &pa, &lda);
         b_slice(st, slot, &pb, &ldb);
         Status s = Status::Success;
-        if constexpr (is_half_v<TC>)
+        if constexpr (detail::is_half_v<TC>)
             if (use_acc)
-                s = local_gemm<TA, float>(im, layout, mloc, nloc, st.w, alpha, pa, lda, pb, ldb, si == 0 ? 0.0f : 1.0f,
-                                          acc, ld_acc, local);
+                s = detail::local_gemm<TA, float>(im, layout, Op::N, Op::N, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
+                                                  si == 0 ? 0.0f : 1.0f, acc, ld_acc, local, caller);
         if (!use_acc)
-            s = local_gemm<TA, TC>(im, layout, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
-                                   si == 0 ? beta : scalar_t<TA>(1), C.data, C.ld, local);
+            s = detail::local_gemm<TA, TC>(im, layout, Op::N, Op::N, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
+                                           si == 0 ? beta : scalar_t<TA>(1), C.data, C.ld, local, caller);
         if (s != Status::Success) return s;
         if (overlapped) return im->cuda(cudaEventRecord(freed[slot], user), "cudaEventRecord");
         return Status::Success;
     };
 
     // 3. The pipeline: broadcasts of step s + 1 are enqueued before the product of step s.
-    local.stream = user;
     if (do_comm)
         if (Status s = communicate(0); s != Status::Success) return s;
     for (size_t si = 0; si < steps.size(); ++si) {
@@ -279,7 +269,7 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done_a, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done_b, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
     }
-    if constexpr (is_half_v<TC>) {
+    if constexpr (detail::is_half_v<TC>) {
         if (use_acc && do_compute) {
             const int64_t lines = row_major ? mloc : nloc, width = row_major ? nloc : mloc;
             if (Status s = im->cuda(detail::store_from_float<TC>(lines, width, acc, ld_acc, float(beta), C.data, C.ld, user),

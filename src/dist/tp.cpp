@@ -1,38 +1,41 @@
-// Tensor-parallel GEMMs: all-gather + GEMM and GEMM + reduce-scatter, overlapped by chunks.
+// Tensor-parallel GEMMs: all-gather + GEMM and GEMM + reduce-scatter, communication overlapped
+// with the local products.
 //
-// all-gather + GEMM: each rank's shard of X is cut into `chunks` row chunks; every chunk of every
-// rank is broadcast from its owner in one global order (a chunked all-gather), on a
-// communication stream into two slots, while the compute stream multiplies the chunk received
-// before it (and first, with no wait, this rank's own shard). Y's rows of a chunk are contiguous,
-// so each product is one plain gemm.
-// GEMM + reduce-scatter: the compute stream produces the partial product of one row chunk
-// destined to rank q into a slot while the communication stream reduces the chunk before it to
-// its owner (ncclReduce, root q); the sum lands in the owner's output shard.
+// Both overlapped schedules keep the products few and large (a product split into pieces of a
+// few hundred rows loses a partial wave of blocks each time, more than the overlap wins), run
+// them with a rung that shares the GPU with NCCL (local_gemm.hpp), and communicate on a
+// high-priority stream over a communicator whose collectives use at most
+// CommOptions::overlap_max_ctas blocks.
+// all-gather + GEMM: the compute stream multiplies this rank's own shard at once, while the
+// communication stream all-gathers X (one ncclAllGather into a whole-X buffer); then the rows
+// received before and after the own shard, one product each (Y's rows of a range of X's rows
+// are contiguous).
+// GEMM + reduce-scatter: the rows of each owner's block are cut into `chunks` pieces (default 2);
+// the compute stream makes the partial product of one piece into a slot while the communication
+// stream reduces the piece before it to its owner (ncclReduce, root = owner), straight into the
+// owner's output rows.
 // The Sequential schedule is the textbook pair: ncclAllGather then one gemm, one gemm then
-// ncclReduceScatter, on the caller's stream.
+// ncclReduceScatter, on the caller's stream and communicator, with the caller's kernel.
 
 #include <algorithm>
 #include <vector>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
+#include "dist/local_gemm.hpp"
 
 namespace gemmlab::dist {
 
 namespace {
 
-template <class T>
-constexpr bool is_half_v = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
-
+/// Y (rows x n, ld ldy) = alpha * X (rows x k, ld ldx) * op_w(W), row-major.
 template <class TA, class TC>
 Status row_gemm(Communicator::Impl* im, Op op_w, int64_t rows, int64_t n, int64_t k, scalar_t<TA> alpha,
                 const TA* x, int64_t ldx, const TA* w, int64_t ldw, TC* y, int64_t ldy,
-                const gemmlab::GemmOptions& opts) {
-    const gemmlab::Status s = gemmlab::gemm(Layout::RowMajor, Op::N, op_w, rows, n, k, alpha, x, ldx, w, ldw,
-                                            scalar_t<TA>(0), y, ldy, opts);
-    if (s == gemmlab::Status::Success) return Status::Success;
-    return im->fail(Status::GemmError, std::string("the local gemmlab product failed (") +
-                                           std::string(gemmlab::to_string(s)) + "): " + gemmlab::last_error());
+                const gemmlab::GemmOptions& opts, const gemmlab::GemmOptions& caller) {
+    if (rows == 0) return Status::Success;
+    return detail::local_gemm<TA, TC>(im, Layout::RowMajor, Op::N, op_w, rows, n, k, alpha, x, ldx, w, ldw,
+                                      scalar_t<TA>(0), y, ldy, opts, caller);
 }
 
 /// The common start of both patterns: usable communicator, local checks, agreement.
@@ -52,7 +55,7 @@ Status begin(Communicator& comm, detail::TpKind kind, int64_t ta, int64_t tc, Op
 }
 
 int chunk_count(const TpOptions& o, int64_t rows_shard) {
-    const int64_t c = o.chunks > 0 ? o.chunks : 4;
+    const int64_t c = o.chunks > 0 ? o.chunks : 2;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
 }
 
@@ -73,32 +76,35 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     const int64_t rows_shard = tokens / P;
     if (tokens == 0 || n_local == 0) return Status::Success;
     cudaStream_t user = options.local.stream;
-    gemmlab::GemmOptions local = options.local;
-    local.stream = user;
+    const gemmlab::GemmOptions& caller = options.local;
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly && P > 1 && k > 0;
     const bool do_compute = sched != Schedule::CommOnly;
+    // ComputeOnly times the Overlapped schedule's products.
+    gemmlab::GemmOptions local =
+        sched == Schedule::Sequential || P == 1 ? caller : detail::beside_comm<TA>(caller, im->device);
+    local.stream = user;
     const size_t esz = sizeof(TA);
     auto get = [&](Buffer id, size_t bytes, void* out) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(out));
     };
-
-    // This rank's shard, contiguous (rows_shard x k) for sending.
-    const TA* own = x_shard;
-    if (do_comm && ldx != k) {
-        TA* packed = nullptr;
+    TA* all = nullptr; // X_all, tokens x k, ld k
+    if (P > 1)
+        if (Status s = get(Buffer::Gathered, esz * tokens * k, &all); s != Status::Success) return s;
+    TA* packed = nullptr; // the own shard made contiguous for sending, where ldx != k
+    if (do_comm && ldx != k)
         if (Status s = get(Buffer::OwnShard, esz * rows_shard * k, &packed); s != Status::Success) return s;
-        if (Status s = im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
-                                                  cudaMemcpyDeviceToDevice, user),
-                                "cudaMemcpy2DAsync (pack the shard)");
-            s != Status::Success)
-            return s;
-        own = packed;
-    }
 
     if (sched == Schedule::Sequential) {
-        TA* all = nullptr;
-        if (Status s = get(Buffer::Gathered, esz * tokens * k, &all); s != Status::Success) return s;
+        const TA* own = x_shard;
+        if (packed) {
+            if (Status s = im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
+                                                      cudaMemcpyDeviceToDevice, user),
+                                    "cudaMemcpy2DAsync (pack the shard)");
+                s != Status::Success)
+                return s;
+            own = packed;
+        }
         if (do_comm) {
             if (Status s = im->nccl(ncclAllGather(own, all, size_t(rows_shard * k), nccl_type<TA>(), im->comm, user),
                                     im->comm, "ncclAllGather (X)", dl);
@@ -108,101 +114,60 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
         const TA* xs = P > 1 ? all : x_shard;
         const int64_t ldxs = P > 1 ? k : ldx;
         if (Status s = row_gemm<TA, TC>(im, op_w, tokens, n_local, k, alpha, xs, std::max<int64_t>(1, ldxs), w, ldw, y,
-                                        ldy, local);
+                                        ldy, local, caller);
             s != Status::Success)
             return s;
         detail::clear_error();
         return options.synchronize ? comm.wait(user) : Status::Success;
     }
 
-    // Overlapped (and its timing aids): chunks of every shard broadcast in one global order.
-    const int chunks = chunk_count(options, rows_shard);
-    const int64_t cs = (rows_shard + chunks - 1) / chunks;
-    struct Chunk {
-        int owner;
-        int64_t row0, rows; // within the owner's shard
-    };
-    std::vector<Chunk> order;
-    for (int q = 0; q < P; ++q)
-        for (int c = 0; c < chunks; ++c) {
-            const int64_t r0 = c * cs, r1 = std::min<int64_t>(rows_shard, r0 + cs);
-            if (r1 > r0) order.push_back({q, r0, r1 - r0});
-        }
-    std::vector<size_t> received; // indices into `order` this rank receives
-    for (size_t i = 0; i < order.size(); ++i)
-        if (order[i].owner != rank) received.push_back(i);
-
-    TA* slot[2] = {nullptr, nullptr};
-    for (int i = 0; i < 2; ++i)
-        if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, esz * cs * std::max<int64_t>(1, k), &slot[i]);
-            s != Status::Success)
-            return s;
-    cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
-                freed[2] = {im->event(7), im->event(8)}, done = im->event(9);
-    if (!done) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    cudaStream_t cs_stream = im->comm_stream[0];
+    // Overlapped (and its timing aids). The own shard's product goes first on the compute
+    // stream: it needs nothing from the peers, and the GPU starts on it while the host enqueues
+    // the all-gather.
+    ncclComm_t oc = nullptr;
+    if (do_comm)
+        if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
+    cudaEvent_t ev_start = im->event(2), gathered = im->event(3);
+    if (!gathered) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    cudaStream_t cs = im->comm_stream[0];
     if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
-    if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
-        return s;
-
-    size_t next_comm = 0;  // next index of `order` to enqueue on the communication stream
-    size_t recv_count = 0; // received chunks enqueued so far
-    // Enqueues the broadcasts of `order` up to and including index `last`.
-    auto communicate_through = [&](size_t last) -> Status {
-        for (; do_comm && next_comm <= last && next_comm < order.size(); ++next_comm) {
-            const Chunk& ch = order[next_comm];
-            const size_t count = size_t(ch.rows * k);
-            if (ch.owner == rank) {
-                TA* src = const_cast<TA*>(own + ch.row0 * k); // in-place broadcast: only read on the root
-                if (Status s = im->nccl(ncclBcast(src, count, nccl_type<TA>(), ch.owner, im->comm, cs_stream),
-                                        im->comm, "ncclBcast (own X chunk)", dl);
-                    s != Status::Success)
-                    return s;
-                continue;
-            }
-            const int sl = int(recv_count % 2);
-            if (recv_count >= 2)
-                if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, freed[sl], 0), "cudaStreamWaitEvent");
-                    s != Status::Success)
-                    return s;
-            if (Status s = im->nccl(ncclBcast(slot[sl], count, nccl_type<TA>(), ch.owner, im->comm, cs_stream),
-                                    im->comm, "ncclBcast (X chunk)", dl);
-                s != Status::Success)
-                return s;
-            if (Status s = im->cuda(cudaEventRecord(ready[sl], cs_stream), "cudaEventRecord"); s != Status::Success)
-                return s;
-            ++recv_count;
-        }
-        return Status::Success;
-    };
-
-    // Own shard first: it needs no communication.
-    if (!received.empty())
-        if (Status s = communicate_through(received[0]); s != Status::Success) return s;
     if (do_compute)
         if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, x_shard, ldx, w, ldw,
-                                        y + rank * rows_shard * ldy, ldy, local);
+                                        y + rank * rows_shard * ldy, ldy, local, caller);
             s != Status::Success)
             return s;
-    for (size_t j = 0; j < received.size(); ++j) {
-        if (j + 1 < received.size())
-            if (Status s = communicate_through(received[j + 1]); s != Status::Success) return s;
-        if (!do_compute) continue;
-        const Chunk& ch = order[received[j]];
-        const int sl = int(j % 2);
-        if (do_comm)
-            if (Status s = im->cuda(cudaStreamWaitEvent(user, ready[sl], 0), "cudaStreamWaitEvent"); s != Status::Success)
+    if (do_comm) {
+        if (Status s = im->cuda(cudaStreamWaitEvent(cs, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
+            return s;
+        const TA* own = x_shard;
+        if (packed) {
+            if (Status s = im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
+                                                      cudaMemcpyDeviceToDevice, cs),
+                                    "cudaMemcpy2DAsync (pack the shard)");
+                s != Status::Success)
                 return s;
-        TC* yrows = y + (ch.owner * rows_shard + ch.row0) * ldy;
-        if (Status s = row_gemm<TA, TC>(im, op_w, ch.rows, n_local, k, alpha, slot[sl], std::max<int64_t>(1, k), w,
-                                        ldw, yrows, ldy, local);
+            own = packed;
+        }
+        if (Status s = im->nccl(ncclAllGather(own, all, size_t(rows_shard * k), nccl_type<TA>(), oc, cs), oc,
+                                "ncclAllGather (X, overlapped)", dl);
             s != Status::Success)
             return s;
-        if (Status s = im->cuda(cudaEventRecord(freed[sl], user), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaEventRecord(gathered, cs), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaStreamWaitEvent(user, gathered, 0), "cudaStreamWaitEvent"); s != Status::Success)
+            return s;
     }
-    if (Status s = communicate_through(order.size()); s != Status::Success) return s;
-    if (Status s = im->cuda(cudaEventRecord(done, cs_stream), "cudaEventRecord"); s != Status::Success) return s;
-    if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
+    if (do_compute && P > 1) {
+        // The rows before the own shard, then the rows after it: one product each.
+        const int64_t before = rank * rows_shard, after0 = (rank + 1) * rows_shard;
+        const int64_t ld_all = std::max<int64_t>(1, k);
+        if (Status s = row_gemm<TA, TC>(im, op_w, before, n_local, k, alpha, all, ld_all, w, ldw, y, ldy, local, caller);
+            s != Status::Success)
+            return s;
+        if (Status s = row_gemm<TA, TC>(im, op_w, tokens - after0, n_local, k, alpha, all + after0 * k, ld_all, w, ldw,
+                                        y + after0 * ldy, ldy, local, caller);
+            s != Status::Success)
+            return s;
+    }
     detail::clear_error();
     return options.synchronize ? comm.wait(user) : Status::Success;
 }
@@ -218,16 +183,19 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
                          op_w, tokens, n, k_local, x, ldx, w, ldw, out, ldo, options, &dl);
         s != Status::Success)
         return s;
-    using Acc = std::conditional_t<is_half_v<TC>, float, TC>;
+    using Acc = std::conditional_t<detail::is_half_v<TC>, float, TC>;
     const int P = im->nranks, rank = im->rank;
     const int64_t rows_shard = tokens / P;
     if (tokens == 0 || n == 0) return Status::Success;
     cudaStream_t user = options.local.stream;
-    gemmlab::GemmOptions local = options.local;
-    local.stream = user;
+    const gemmlab::GemmOptions& caller = options.local;
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly;
     const bool do_compute = sched != Schedule::CommOnly;
+    // ComputeOnly times the Overlapped schedule's products.
+    gemmlab::GemmOptions local =
+        sched == Schedule::Sequential || P == 1 ? caller : detail::beside_comm<TA>(caller, im->device);
+    local.stream = user;
     auto get = [&](Buffer id, size_t bytes, void* o) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(o));
     };
@@ -261,7 +229,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     if (sched == Schedule::Sequential) {
         Acc* partial = nullptr;
         if (Status s = get(Buffer::Gathered, sizeof(Acc) * tokens * n, &partial); s != Status::Success) return s;
-        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, local);
+        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, local, caller);
             s != Status::Success)
             return s;
         if (Status s = im->nccl(ncclReduceScatter(partial, target, size_t(rows_shard * n), nccl_type<Acc>(), ncclSum,
@@ -288,6 +256,9 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     for (int i = 0; i < 2; ++i)
         if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, sizeof(Acc) * cs * n, &slot[i]); s != Status::Success)
             return s;
+    ncclComm_t oc = im->comm; // one rank: NCCL's reduce is a copy
+    if (do_comm && P > 1)
+        if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(7), im->event(8)}, done = im->event(9);
     if (!done) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
@@ -304,7 +275,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
                 return s;
         if (do_compute)
             if (Status s = row_gemm<TA, Acc>(im, op_w, ch.rows, n, k_local, alpha, x + (ch.owner * rows_shard + ch.row0) * ldx,
-                                             ldx, w, ldw, slot[sl], n, local);
+                                             ldx, w, ldw, slot[sl], n, local, caller);
                 s != Status::Success)
                 return s;
         return im->cuda(cudaEventRecord(ready[sl], user), "cudaEventRecord");
@@ -317,8 +288,8 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
             return s;
         Acc* recv = ch.owner == rank ? target + ch.row0 * n : slot[sl];
         if (Status s = im->nccl(ncclReduce(slot[sl], recv, size_t(ch.rows * n), nccl_type<Acc>(), ncclSum, ch.owner,
-                                           im->comm, cs_stream),
-                                im->comm, "ncclReduce (a chunk of partial products)", dl);
+                                           oc, cs_stream),
+                                oc, "ncclReduce (a chunk of partial products)", dl);
             s != Status::Success)
             return s;
         return im->cuda(cudaEventRecord(freed[sl], cs_stream), "cudaEventRecord");

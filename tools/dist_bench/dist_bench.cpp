@@ -412,7 +412,8 @@ void tp_rank(Team& team, dist::Communicator& comm, const TpCase& c) {
                        std::to_string(P) + " summary comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
                        " overlapped_ms=" + fmt("%.3f", ov) + " sequential_ms=" + fmt("%.3f", sq) +
                        " overlapped_over_max=" + fmt("%.3f", ov / std::max(co, cp)) + " target<=1.15" +
-                       " speedup_vs_sequential=" + fmt("%.3f", sq / ov) + " target>=1.2");
+                       " speedup_vs_sequential=" + fmt("%.3f", sq / ov) + " target>=1.2" +
+                       " speedup_bound=" + fmt("%.3f", (co + cp) / std::max(co, cp)));
         }
     }
     CUDA_OK(cudaStreamSynchronize(stream));
@@ -532,7 +533,10 @@ int main(int argc, char** argv) {
         else if (i + 1 < argc) args.kv[a] = argv[++i];
         else die("--" + a + " needs a value");
     }
-    std::printf("dist-bench NCCL_NVLS_ENABLE=%s\n", dist::disable_nvls_unless_set());
+    const char* ctas = std::getenv("GEMMLAB_DIST_OVERLAP_CTAS");
+    std::printf("dist-bench NCCL_NVLS_ENABLE=%s nccl_version=%d overlap_max_ctas=%s\n", dist::disable_nvls_unless_set(),
+                dist::nccl_version(), ctas ? ctas : "16 (default)");
+    std::fflush(stdout);
 
     Team* mpi_team = nullptr;
     dist::Communicator* mpi_comm = nullptr;

@@ -1,0 +1,52 @@
+#pragma once
+// The local products of the collectives, through gemmlab's public API, and the one choice this
+// layer makes for them: which rung runs beside NCCL's kernels.
+//
+// `auto` picks rung 24 (persistent) for the half types: one block per SM, each looping over a
+// fixed share of the tiles. Beside an NCCL collective that holds some SMs, the blocks that
+// cannot start wait for the collective to end and then do their whole share, so the product
+// lasts communication + computation: overlap buys nothing. Rung 22 (warp_specialized) is the
+// same warp-specialized kernel with one block per tile, as fast on large products
+// (docs/ladder.md); the block scheduler hands its tiles to whichever SMs are free. So the
+// overlapped schedules run rung 22 where the caller left `auto` and the GPU runs it.
+
+#include <string>
+#include <type_traits>
+
+#include "dist/comm.hpp"
+#include "gemmlab/gemm.hpp"
+#include "gemmlab/kernels.hpp"
+
+namespace gemmlab::dist::detail {
+
+template <class T>
+constexpr bool is_half_v = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
+
+/// The options of a local product that runs beside NCCL's kernels (see above).
+template <class TA>
+gemmlab::GemmOptions beside_comm(const gemmlab::GemmOptions& caller, int device) {
+    if (!is_half_v<TA> || caller.kernel != "auto") return caller;
+    static const auto rung = gemmlab::find_gpu_kernel("warp_specialized");
+    if (!rung || gemmlab::check_device_support(*rung, device) != gemmlab::Status::Success) return caller;
+    gemmlab::GemmOptions o = caller;
+    o.kernel = std::string(rung->name);
+    return o;
+}
+
+/// C = alpha * op_a(A) * op_b(B) + beta * C with gemmlab::gemm; a failure aborts the
+/// communicator (a product that failed leaves the collective half done) with gemmlab's message.
+/// `opts` may name a rung that rejects the call before launching anything (its checks come
+/// first): the caller's own options are then used.
+template <class TA, class TC>
+Status local_gemm(Communicator::Impl* im, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                  scalar_t<TA> alpha, const TA* a, int64_t lda, const TA* b, int64_t ldb, scalar_t<TA> beta,
+                  TC* c, int64_t ldc, const gemmlab::GemmOptions& opts, const gemmlab::GemmOptions& caller) {
+    gemmlab::Status s = gemmlab::gemm(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, opts);
+    if (s != gemmlab::Status::Success && opts.kernel != caller.kernel)
+        s = gemmlab::gemm(layout, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, caller);
+    if (s == gemmlab::Status::Success) return Status::Success;
+    return im->fail(Status::GemmError, std::string("the local gemmlab product failed (") +
+                                           std::string(gemmlab::to_string(s)) + "): " + gemmlab::last_error());
+}
+
+} // namespace gemmlab::dist::detail
