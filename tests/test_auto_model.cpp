@@ -135,6 +135,34 @@ TEST(AutoModel, TinyProductsGoToRung27) {
             }
 }
 
+// One skinny side against a side 16 times wider, the wide operand 1 MiB or more, goes to rung 28
+// before the model: up to 16 columns in BF16/FP16, 4 in float, never in double; a small square
+// batch, a narrow wide side or a small wide operand stay with the model.
+TEST(AutoModel, SkinnyProductsGoToRung28) {
+    struct Row {
+        DataType type;
+        int64_t m, n, k, batches;
+        bool decode;
+    };
+    const Row rows[] = {
+        {DataType::BF16, 1, 4096, 4096, 1, true},     {DataType::BF16, 16, 28672, 8192, 1, true},
+        {DataType::F16, 4096, 8, 4096, 1, true},      {DataType::BF16, 17, 4096, 4096, 1, false},
+        {DataType::BF16, 1, 4096, 128, 256, true},    {DataType::BF16, 64, 64, 128, 512, false},
+        {DataType::BF16, 8, 100, 4096, 1, false},     {DataType::BF16, 1, 256, 256, 1, false},
+        {DataType::F32, 4, 28672, 8192, 1, true},     {DataType::F32, 5, 28672, 8192, 1, false},
+        {DataType::F64, 1, 28672, 8192, 1, false},
+    };
+    for (const Row& r : rows) {
+        const AutoChoice c = auto_choice(problem(r.type, r.m, r.n, r.k, Precision::Default, r.type, r.batches),
+                                         h100(), nullptr);
+        const std::string what = std::string(gemmlab::to_string(r.type)) + " " + std::to_string(r.m) + "x" +
+                                 std::to_string(r.n) + "x" + std::to_string(r.k) + " batch " +
+                                 std::to_string(r.batches);
+        if (r.decode) EXPECT_EQ(c.candidate, "decode") << what;
+        else EXPECT_NE(c.candidate, "decode") << what;
+    }
+}
+
 // Half-precision outputs in float take the same candidates as the type itself.
 TEST(AutoModel, HalfTypesWithFloatOutputPickAlike) {
     for (DataType in : {DataType::BF16, DataType::F16})

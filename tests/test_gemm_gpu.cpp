@@ -167,6 +167,66 @@ INSTANTIATE_TEST_SUITE_P(, EveryRung,
                              return name + (std::get<1>(info.param) == Layout::RowMajor ? "_row" : "_col");
                          });
 
+// ------------------------------------------------------------------ one skinny side
+
+// Rung 28 and auto (which sends these shapes to it) on products with one side of 1-65 against
+// a wide one: every type, layout and op; k past one 16-byte run, ragged, and long enough to be
+// cut into slices (few rows: 300); aligned (rung 28's mma and vector paths), padded leading
+// dimensions and odd base pointers (its element-wise paths); and a batch of them (decode
+// attention). Integer inputs: every result exact, whatever the order of the sums.
+class SkinnySide : public ::testing::TestWithParam<std::tuple<DType, Layout>> {};
+
+void check_decode_and_auto(const Case& cs, uint64_t seed) {
+    DeviceProblem p(cs, seed, ReferenceSource::Cpu);
+    for (const char* k : {"decode", "auto"}) {
+        const cli::RunResult r = p.run_and_check(k);
+        ASSERT_TRUE(r.launched) << k << " " << cs.describe() << ": " << r.error;
+        EXPECT_TRUE(r.check.pass) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+        EXPECT_EQ(r.check.unwritten, 0) << k << " " << cs.describe();
+        EXPECT_EQ(r.check.inexact, 0) << k << " " << cs.describe() << ": " << reference::describe(r.check);
+    }
+}
+
+TEST_P(SkinnySide, ExactAtEverySkinnyWidthOpAndAlignment) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    uint64_t seed = 9000;
+    const cli::Shape shapes[] = {{1, 4100, 300},  {5, 1030, 2049}, {16, 515, 4104}, {17, 600, 1030},
+                                 {33, 1000, 513}, {64, 700, 1000}, {65, 520, 260},  {1030, 3, 2000},
+                                 {2, 300, 9000},  {300, 9, 8193},  {1, 1500, 136, 3}};
+    for (auto [oa, ob] : kOps)
+        for (const cli::Shape& s : shapes) {
+            check_decode_and_auto({dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::SmallIntegers}, seed++);
+            check_decode_and_auto({dt, layout, oa, ob, s, -0.5, 2.0, 3, FillKind::SmallIntegers}, seed++);
+            Case unaligned{dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::SmallIntegers};
+            unaligned.offset = 1;
+            check_decode_and_auto(unaligned, seed++);
+        }
+}
+
+// Uniform inputs over a long k, within the type's bound (the sums' order differs from the
+// reference's).
+TEST_P(SkinnySide, RandomInputsWithinTheBound) {
+    REQUIRE_GPU();
+    const auto [dt, layout] = GetParam();
+    DeviceProblem p({dt, layout, Op::N, Op::T, {8, 2048, 14336}, 1.0, 0.0, 0, FillKind::Uniform}, 77,
+                    ReferenceSource::Cpu);
+    for (const char* k : {"decode", "auto"}) {
+        const cli::RunResult r = p.run_and_check(k);
+        ASSERT_TRUE(r.launched) << k << ": " << r.error;
+        EXPECT_TRUE(r.check.pass) << k << ": " << reference::describe(r.check);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(, SkinnySide,
+                         ::testing::Combine(::testing::ValuesIn(cli::kAllDTypes),
+                                            ::testing::Values(Layout::RowMajor, Layout::ColMajor)),
+                         [](const auto& info) {
+                             std::string name = cli::to_string(std::get<0>(info.param));
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name + (std::get<1>(info.param) == Layout::RowMajor ? "_row" : "_col");
+                         });
+
 // ------------------------------------------------------------------ half precision
 
 const DType kHalfDTypes[] = {DType::BF16, DType::F16, DType::BF16_F32, DType::F16_F32};

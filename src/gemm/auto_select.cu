@@ -564,10 +564,30 @@ bool goes_to_small(const Problem& p) {
     return p.m <= kTinyMN && p.n <= kTinyMN && p.k <= max_k;
 }
 
+/// One skinny side (at most decode_max_skinny: decode tokens, a GEMV) against a side at least
+/// 16 times wider, the wide operand at least kDecodeMinWideBytes: the product is a stream of
+/// the wide operand, which rung 28 reads once where the tile rungs run a few mostly empty
+/// tiles. The widths are where rung 28 measured ahead of the tile rungs (docs/auto.md,
+/// "Decode"): 16 columns in BF16/FP16 (mma.sync), 4 in float (FMAs), none in double (its FMA
+/// form streams at half of cuBLAS's rate). Checked after rung 27's rule, before the model.
+constexpr int64_t kDecodeMinWideBytes = int64_t(1) << 20;
+
+int64_t decode_max_skinny(DataType t) {
+    if (t == DataType::BF16 || t == DataType::F16) return 16;
+    return t == DataType::F32 ? 4 : 0;
+}
+
+bool goes_to_decode(const Problem& p) {
+    const int64_t skinny = std::min(p.m, p.n), wide = std::max(p.m, p.n);
+    return skinny <= decode_max_skinny(p.type) && wide >= 16 * skinny &&
+           wide * p.k * p.batch.count * Problem::element_bytes(p.type) >= kDecodeMinWideBytes;
+}
+
 } // namespace
 
 AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
     if (goes_to_small(p)) return AutoChoice{"small", 1, false};
+    if (goes_to_decode(p)) return AutoChoice{"decode", 1, false};
     return with_groups(type_key(p), [&](auto groups) {
         const auto c = choose(groups, p, caps, table);
         return AutoChoice{c.candidate->name, c.splits, c.tuned};
@@ -663,6 +683,13 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
                           &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
                           &launch_small_half<__nv_bfloat16, float>, &launch_small_half<__half, __half>,
                           &launch_small_half<__half, float>>(p, stream);
+        return;
+    }
+    if (goes_to_decode(p)) {
+        launch_every_type<&launch_decode<float>, &launch_decode<double>,
+                          &launch_decode_half<__nv_bfloat16, __nv_bfloat16>,
+                          &launch_decode_half<__nv_bfloat16, float>, &launch_decode_half<__half, __half>,
+                          &launch_decode_half<__half, float>>(p, stream);
         return;
     }
     LastChoice now;

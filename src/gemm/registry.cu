@@ -203,6 +203,19 @@ const Rung kRungs[] = {
                             &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
                             &launch_small_half<__nv_bfloat16, float>,
                             &launch_small_half<__half, __half>, &launch_small_half<__half, float>>},
+    // rung 28: one skinny side, streamed from memory
+    Rung{gpu_rung(28, "decode",
+                    "one skinny side (m or n up to 64: decode tokens against a weight): each "
+                    "block streams its rows of the wide operand once in 16-byte evict-first "
+                    "loads, the skinny one cached; BF16/FP16 on mma.sync with the wide side "
+                    "as the 16-row operand, float and double on FMAs; k split in slices "
+                    "summed in order when rows are few",
+                    "memory-bound GEMV/decode", kAllTypes, Precision::Default, Engine::CudaCores,
+                    Needs::Build, 0, Batch::Native),
+         &launch_every_type<&launch_decode<float>, &launch_decode<double>,
+                            &launch_decode_half<__nv_bfloat16, __nv_bfloat16>,
+                            &launch_decode_half<__nv_bfloat16, float>,
+                            &launch_decode_half<__half, __half>, &launch_decode_half<__half, float>>},
 };
 
 #undef GEMMLAB_HALF_RUNG

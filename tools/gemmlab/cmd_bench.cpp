@@ -54,8 +54,42 @@ constexpr const char* kBatchedShapes =
     "128x128x128@512,256x256x128@128,512x64x128@256,64x512x64@512,"
     "16x16x16@100000,32x32x32@16384,64x64x64@4096,128x128x128@1024,256x256x256@256";
 
+/// `--preset llm`: the linear layers of four open LLM shapes as PyTorch's Linear runs them
+/// (y = x W^T: row-major nt, m = tokens, n = the layer's outputs, k = its inputs) at 1 to 8192
+/// tokens, and decode attention (one query against a cached K: 1 x context x head_dim, a batch
+/// of heads). docs/workloads.md lists the models and why these layers.
+struct LlmModel {
+    const char* name;
+    int64_t hidden, qkv, mlp; // qkv: fused Q, K and V outputs (grouped-query heads)
+};
+constexpr LlmModel kLlmModels[] = {
+    {"llama-3.2-1b", 2048, 3072, 8192},
+    {"qwen2.5-7b", 3584, 4608, 18944},
+    {"llama-3.1-8b", 4096, 6144, 14336},
+    {"llama-3.1-70b", 8192, 10240, 28672},
+};
+constexpr int64_t kLlmTokens[] = {1, 8, 16, 64, 128, 512, 2048, 8192};
+
+std::string llm_shapes() {
+    std::string out;
+    auto add = [&](int64_t m, int64_t n, int64_t k) {
+        out += (out.empty() ? "" : ",") + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    };
+    for (const auto& model : kLlmModels)
+        for (int64_t tokens : kLlmTokens) {
+            add(tokens, model.qkv, model.hidden);    // fused QKV projection
+            add(tokens, model.hidden, model.hidden); // attention output projection
+            add(tokens, model.mlp, model.hidden);    // MLP gate (and up: the same shape)
+            add(tokens, model.hidden, model.mlp);    // MLP down projection
+        }
+    // Decode attention, Q K^T of one token: 32 heads x batch 8, head_dim 128, 4096 and 16384
+    // cached positions.
+    out += ",1x4096x128@256,1x16384x128@256";
+    return out;
+}
+
 /// Presets: each reproduces one source document's own experiment (docs/sources.md) with the
-/// rungs that implement its steps.
+/// rungs that implement its steps, or runs a published workload set (batched, llm).
 void apply_preset(BenchConfig& c) {
     if (c.preset.empty()) return;
     if (c.preset == "dcu") { // DCU GEMM (docs/sources.md): DGEMM "TN", C row-major 64x64, K = 128, alpha 2, beta 3
@@ -89,9 +123,17 @@ void apply_preset(BenchConfig& c) {
         c.shapes = kBatchedShapes;
         c.sizes.clear();
         c.batches = "1";
+    } else if (c.preset == "llm") { // LLM linear layers and decode attention, nt
+        if (!c.dtypes_given) c.dtypes = "bf16,f16";
+        if (!c.kernels_given) c.kernels = "cublas,auto";
+        c.layout = "row";
+        c.ops = "nt";
+        c.shapes = llm_shapes();
+        c.sizes.clear();
+        c.batches = "1";
     } else {
         throw CLI::ValidationError("--preset", "'" + c.preset +
-                                                   "' is not dcu, sgemm-v, thread-tile or batched");
+                                                   "' is not dcu, sgemm-v, thread-tile, batched or llm");
     }
 }
 
@@ -344,8 +386,11 @@ void add_bench_command(CLI::App& app, Action& action) {
                     "thread-tile; or batched: "
                     "strided batched shapes (attention-like, batch 32-1024, m, n 64-512, k 64-128; "
                     "many small squares), row-major nn and nt, cublas and auto (or --kernels) in "
-                    "f32, f64, bf16, f16 (or --dtype)")
-        ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile", "batched"}));
+                    "f32, f64, bf16, f16 (or --dtype); or llm: the linear layers of four open "
+                    "LLMs (hidden 2048-8192, MLP up to 28672, fused QKV) at 1-8192 tokens and "
+                    "decode attention, row-major nt, cublas and auto in bf16 and f16 "
+                    "(docs/workloads.md)")
+        ->check(CLI::IsMember({"dcu", "sgemm-v", "thread-tile", "batched", "llm"}));
     cmd->callback([cfg, &action] { action = [cfg] {
         BenchConfig c = *cfg;
         apply_preset(c);

@@ -49,6 +49,10 @@ inline constexpr int64_t kSmallTile = 32;
 template <class T> void launch_small(const GemmArgs<T>&, cudaStream_t);                              // 27
 template <class TIn, class TOut> void launch_small_half(const HalfArgs<TIn, TOut>&, cudaStream_t);    // 27
 
+// Rung 28 (28_decode.cu): one skinny side (a few tokens against a wide weight), every type.
+template <class T> void launch_decode(const GemmArgs<T>&, cudaStream_t);                             // 28
+template <class TIn, class TOut> void launch_decode_half(const HalfArgs<TIn, TOut>&, cudaStream_t);   // 28
+
 // Split-K forms for auto (k cut into `splits` slices, partial sums reduced in a fixed order;
 // the warp-specialized kernel, 22_warp_specialized.cuh), in rungs 24, 25 and 26's files.
 
