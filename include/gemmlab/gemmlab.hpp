@@ -3,4 +3,5 @@
 
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
+#include "gemmlab/quantized.hpp"
 #include "gemmlab/status.hpp"

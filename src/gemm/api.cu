@@ -49,6 +49,14 @@ Status fail(Status s, std::string message) {
     return s;
 }
 
+} // namespace
+
+namespace detail {
+void set_last_error(std::string message) { t_last_error = std::move(message); }
+} // namespace detail
+
+namespace {
+
 /// Offset of the last element of a stored rows x cols matrix with leading dimension ld (in the
 /// storage order where ld strides the outer index), or -1 when it overflows int64.
 int64_t last_offset(int64_t inner, int64_t outer, int64_t ld) {

@@ -16,6 +16,7 @@
 #include "common/progress.hpp"
 #include "gemm/reference/cpu_ladder.hpp"
 #include "gemm/reference/reference.hpp"
+#include "gemmlab/bench_quantized.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
 #include "gemmlab/parse.hpp"
@@ -350,7 +351,8 @@ void add_bench_command(CLI::App& app, Action& action) {
         ->each([cfg](const std::string&) { cfg->kernels_given = true; });
     cmd->add_option("--dtype", cfg->dtypes,
                     "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
-                    "f16-f32 (half A and B, float C)")
+                    "f16-f32 (half A and B, float C); fp8 (E4M3, BF16 C), int8 (int32 C): the "
+                    "quantized rungs against cuBLASLt (row-major nt; default sizes 4096,8192)")
         ->capture_default_str()
         ->each([cfg](const std::string&) { cfg->dtypes_given = true; });
     cmd->add_option("--layout", cfg->layout, "row or col")->capture_default_str();
@@ -403,9 +405,20 @@ void add_bench_command(CLI::App& app, Action& action) {
         info.cpu_name = cpu_model_name();
         info.cpu_threads = int(std::thread::hardware_concurrency());
         if (c.device == "cpu") return run_cpu_bench(c, info);
+        // fp8 and int8 rows have their own bench against cuBLASLt (bench_quantized.hpp).
+        std::vector<std::string> quantized;
+        std::string others;
+        for (size_t at = 0; at <= c.dtypes.size();) {
+            const size_t comma = std::min(c.dtypes.find(',', at), c.dtypes.size());
+            const std::string d = c.dtypes.substr(at, comma - at);
+            if (is_quantized_dtype(d)) quantized.push_back(d);
+            else others += (others.empty() ? "" : ",") + d;
+            at = comma + 1;
+        }
+        c.dtypes = others;
         // A bad option value is a usage error (exit 2) even on a machine without a GPU.
         parse_gpu_kernels(c.kernels);
-        parse_dtypes(c.dtypes);
+        if (!others.empty()) parse_dtypes(c.dtypes);
         parse_layout(c.layout);
         parse_ops(c.ops);
         shapes_of(c, "1024");
@@ -414,7 +427,14 @@ void add_bench_command(CLI::App& app, Action& action) {
                          "(`gemmlab bench --device cpu` runs the CPU ladder)\n";
             return int(kExitNoGpu);
         }
-        return run_gpu_bench(c, info);
+        const int code = others.empty() ? int(kExitOk) : run_gpu_bench(c, info);
+        if (quantized.empty()) return code;
+        TimingPolicy policy;
+        policy.min_samples = c.min_samples;
+        policy.min_total_ms = c.min_time_ms;
+        policy.flush_l2 = c.cold;
+        const int q = run_quantized_bench(quantized, shapes_of(c, "4096,8192"), policy, c.seed);
+        return code != kExitOk ? code : q;
     }; });
 }
 

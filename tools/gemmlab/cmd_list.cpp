@@ -9,6 +9,7 @@
 #include "common/device_info.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
+#include "gemmlab/quantized.hpp"
 #include "gemmlab/text.hpp"
 
 namespace gemmlab::cli {
@@ -21,7 +22,7 @@ std::string types_of(const KernelInfo& k) {
     std::string out;
     for (DataType t : kAllDataTypes)
         if (k.supports(t)) out += std::string(out.empty() ? "" : ",") + to_string(t);
-    return out;
+    return out.empty() ? "8-bit" : out; // the quantized rungs: FP8 or INT8, as named
 }
 
 /// The arithmetic, in the words of `--precision`: "tf32", "default", or "call" for cuBLAS,
@@ -110,6 +111,10 @@ void add_list_command(CLI::App& app, Action& action) {
                              std::to_string(k.min_compute_capability / 10) + "." +
                              std::to_string(k.min_compute_capability % 10);
             if (!newer.empty()) print_wrapped("compute capability needed: ", newer, 4);
+            std::printf("\n");
+            print_rungs("Quantized rungs (gemm_fp8: E4M3/E5M2, gemm_int8: s8; gemmlab bench "
+                        "--dtype fp8,int8; sm_90a):",
+                        quantized_kernels(), have_gpu);
             std::printf("\n");
             print_rungs("CPU ladder, register blocking on one core (gemmlab bench --device cpu):", cpu_kernels(),
                         have_gpu);

@@ -11,7 +11,8 @@
 //   Loads     the producer's load of one stage (hopper/tma_loads.cuh; rung 23 multicasts A)
 //   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs)
 //   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
-// and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32) is the kernel's Math.
+// and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
+// s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
 
 #include "gemm/kernels/hopper/epilogue.cuh"
 #include "gemm/kernels/hopper/launch.cuh"
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     } else { // a consumer warpgroup
         setmaxnreg_inc<kConsumerRegisters>();
         const int wg = threadIdx.x / 128;
-        float acc[Cfg::BN / 2] = {};
+        typename AccumulatorOf<Math>::type acc[Cfg::BN / 2] = {};
         typename Math::template Consumer<Layout> mma;
         State read, previous;
         for (int u = int(blockIdx.x); u < units.count; u += step) {
@@ -96,10 +97,11 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             if (mma.replaces_epilogue(p, m0, n0, wg, int64_t(w.kt0) * kTK,
                                       min(p.k, int64_t(w.kt1) * kTK), partial))
                 continue;
-            if (partial) {
-                store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
-                continue;
-            }
+            if constexpr (kFloatAccumulator<Math>)
+                if (partial) {
+                    store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
+                    continue;
+                }
             Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
                                                 n0, wg);
         }

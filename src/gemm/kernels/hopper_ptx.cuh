@@ -1,5 +1,5 @@
 #pragma once
-// The Hopper (sm_90a) instructions of rungs 20-26 and of the tensor probe's wgmma rows, each
+// The Hopper (sm_90a) instructions of rungs 20-26, 29-30 and of the tensor probe's wgmma rows, each
 // wrapped once: warpgroup MMA (wgmma), the mbarrier, the tensor memory accelerator
 // (cp.async.bulk.tensor), register reallocation (setmaxnreg) and cluster addressing. Sections
 // named are those of the PTX ISA.
@@ -11,8 +11,11 @@
 
 #include <cstdint>
 
+#include <type_traits>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "gemm/kernels/ptx.cuh"
 
@@ -168,6 +171,54 @@ __device__ __forceinline__ void wgmma_tf32_register_a(float (&d)[N / 2], const u
     else GEMMLAB_WGMMA_TF32_RA_N256;
 }
 
+// 8-bit inputs (m64nNk32; 9.7.15.5.2, the .e4m3/.e5m2 and .s8 forms): 32 bytes of k per
+// instruction, both operands K-major (no transpose immediates for 8-bit types), the register
+// layout of D that of the 16-bit form. FP8 (E4M3 or E5M2 for either operand) accumulates in f32
+// (imm-scale-a and imm-scale-b are +1: they negate, they do not scale); INT8 in s32, exactly,
+// wrapping modulo 2^32 as integer adds do (no .satfinite: docs/precision.md, "INT8").
+#define GEMMLAB_WGMMA_FP8_N128(ta, tb)                                                             \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n128k32.f32." ta "." tb                          \
+                 " {" GEMMLAB_R0_63 "}, %64, %65, p, 1, 1;\n}"                                     \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32)                                       \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+/// D (64 x 128, f32) = A (64 x 32) * B (32 x 128) + (scale_d ? D : 0) with A in FP8 type TA
+/// and B in TB (__nv_fp8_e4m3 or __nv_fp8_e5m2), both from K-major shared tiles.
+template <class TA, class TB>
+__device__ __forceinline__ void wgmma_fp8_n128(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                               int scale_d) {
+    constexpr bool a4 = std::is_same_v<TA, __nv_fp8_e4m3>, b4 = std::is_same_v<TB, __nv_fp8_e4m3>;
+    static_assert((a4 || std::is_same_v<TA, __nv_fp8_e5m2>) &&
+                      (b4 || std::is_same_v<TB, __nv_fp8_e5m2>),
+                  "FP8 operands are __nv_fp8_e4m3 or __nv_fp8_e5m2");
+    if constexpr (a4 && b4) GEMMLAB_WGMMA_FP8_N128("e4m3", "e4m3");
+    else if constexpr (a4) GEMMLAB_WGMMA_FP8_N128("e4m3", "e5m2");
+    else if constexpr (b4) GEMMLAB_WGMMA_FP8_N128("e5m2", "e4m3");
+    else GEMMLAB_WGMMA_FP8_N128("e5m2", "e5m2");
+}
+
+#define GEMMLAB_IACC8(d, i)                                                                        \
+    "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]),    \
+        "+r"(d[i + 6]), "+r"(d[i + 7])
+#define GEMMLAB_IACC32(d, i)                                                                       \
+    GEMMLAB_IACC8(d, i), GEMMLAB_IACC8(d, i + 8), GEMMLAB_IACC8(d, i + 16), GEMMLAB_IACC8(d, i + 24)
+
+/// D (64 x 256, s32) = A (64 x 32, s8) * B (32 x 256, s8) + (scale_d ? D : 0), both from K-major
+/// shared tiles.
+__device__ __forceinline__ void wgmma_s8_n256(int32_t (&d)[128], uint64_t desc_a, uint64_t desc_b,
+                                              int scale_d) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8"
+                 " {" GEMMLAB_R0_63 ", " GEMMLAB_R64_127 "}, %128, %129, p;\n}"
+                 : GEMMLAB_IACC32(d, 0), GEMMLAB_IACC32(d, 32), GEMMLAB_IACC32(d, 64),
+                   GEMMLAB_IACC32(d, 96)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+#undef GEMMLAB_IACC32
+#undef GEMMLAB_IACC8
+#undef GEMMLAB_WGMMA_FP8_N128
 #undef GEMMLAB_WGMMA_TF32_RA_N256
 #undef GEMMLAB_WGMMA_TF32_RA_N128
 #undef GEMMLAB_WGMMA_TF32_N256
@@ -202,6 +253,12 @@ template <int R>
 __device__ __forceinline__ void pin_accumulators(float (&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+/// The same for integer (INT8 wgmma's s32) accumulators.
+template <int R>
+__device__ __forceinline__ void pin_accumulators(int32_t (&d)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+r"(d[i])::"memory");
 }
 
 /// 9.7.13.4 (membar/fence): shared memory written by ordinary stores or non-bulk cp.async is

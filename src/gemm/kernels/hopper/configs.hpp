@@ -39,5 +39,12 @@ using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128>>; // ru
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
+/// Rung 29 (FP8): 128 x 128, as the promotion keeps a 64 x 128 FP32 interval sum per consumer
+/// beside its accumulators (2 x 64 registers; n256 would need 2 x 128, past the 232 a consumer
+/// thread has); k tiles of 128 FP8 values are 32 KB a stage, so six stages fit.
+using Fp8Config = BlockConfig<128, 128, 6>;
+/// Rung 30 (INT8): exact s32 accumulators need no second set, so rung 22's 128 x 256 tile; four
+/// stages of 48 KB (128 INT8 values of k).
+using Int8Config = BlockConfig<128, 256, 4>;
 
 } // namespace gemmlab::detail::hopper

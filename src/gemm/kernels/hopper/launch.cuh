@@ -48,6 +48,7 @@ CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t l
     const auto type = std::is_same_v<T, float>    ? (to_tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                       : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                      : sizeof(T) == 1            ? CU_TENSOR_MAP_DATA_TYPE_UINT8 // FP8, INT8: bytes
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const CUresult r = encode_tiled_entry()(
         &map, type, 2, const_cast<T*>(X), dims, strides, box, elem_strides,
@@ -97,6 +98,7 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
                   Params<Math, TOut> p, cudaStream_t stream, int splits = 1) {
     p.tiles_m = int(ceil_div(p.m, Cfg::BM));
     p.tiles_n = int(ceil_div(ceil_div(p.n, Cfg::BN), ClusterBlocks) * ClusterBlocks);
+    if constexpr (!kFloatAccumulator<Math>) splits = 1; // no exact FP32 partials for INT8
     p.k_splits = split_count<Math::kTileK>(p.k, splits, p.k_tiles_per_split);
     const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
     Workspace ws(p.k_splits > 1 ? partial_bytes : 0, stream);
@@ -118,10 +120,11 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     cfg.attrs = attr;
     cfg.numAttrs = ClusterBlocks > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, map_a, map_b, map_c, p));
-    if (p.k_splits > 1)
-        enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m, p.n,
-                                               p.alpha, p.beta, p.C, p.ldc,
-                                               current_device_caps().sm_count, stream);
+    if constexpr (kFloatAccumulator<Math>)
+        if (p.k_splits > 1)
+            enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m,
+                                                   p.n, p.alpha, p.beta, p.C, p.ldc,
+                                                   current_device_caps().sm_count, stream);
 }
 
 /// The 16-bit problem as the kernels' parameters (tile counts and split set by launch_tiles).

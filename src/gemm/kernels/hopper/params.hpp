@@ -4,8 +4,24 @@
 // arguments (empty for the 16-bit inputs; 3xTF32's range guard for rung 26).
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gemmlab::detail::hopper {
+
+/// The accumulator element of a math policy: Math::Accumulator where the policy names one
+/// (INT8: int32_t, exact), else float (every floating-point policy).
+template <class Math, class = void>
+struct AccumulatorOf {
+    using type = float;
+};
+template <class Math>
+struct AccumulatorOf<Math, std::void_t<typename Math::Accumulator>> {
+    using type = typename Math::Accumulator;
+};
+/// Only FP32-accumulating policies have split-K's FP32 partial tiles (an INT8 partial would not
+/// be exact in float).
+template <class Math>
+inline constexpr bool kFloatAccumulator = std::is_same_v<typename AccumulatorOf<Math>::type, float>;
 
 template <class Math, class TOut>
 struct Params {

@@ -1,0 +1,146 @@
+#pragma once
+// The math policies of the 8-bit rungs 29 (FP8) and 30 (INT8) for the warp-specialized kernel
+// (22_warp_specialized.cuh), with the members Mma16Bit lists. A k tile is 128 bytes of k, as for
+// every Hopper rung: 128 FP8 or INT8 values, four wgmma m64nNk32 (32 bytes of k each). wgmma
+// reads 8-bit operands K-major only (no transposing form), so both tiles are K-major: the
+// launchers pack any other layout first (pack_8bit.cuh).
+//
+// FP8 (MmaFp8): the tensor cores sum FP8 products in a short accumulator (public measurements,
+// and the issue's premise: about 14 significant bits kept, not FP32's 24), so a long k would
+// lose most of its low bits. The policy therefore lets wgmma sum only PromoteK values of k
+// (default 128: one k tile) into an interval sum started from zero, and adds each finished
+// interval into the FP32 accumulators with ordinary round-to-nearest adds ("promotion"); the
+// bound this gives is derived in docs/precision.md ("FP8"). One interval sum, not two
+// alternating ones: the kernel calls the policy once per k tile, so the set an interval writes
+// would be chosen at run time, and ptxas, unable to tell which set the wgmma still in flight
+// write, then waits for all of them before every promotion anyway (it says so: C7517).
+// INT8 (MmaInt8): s32 accumulators, exact while |sum| < 2^31 (docs/precision.md, "INT8").
+
+#include <cstdint>
+
+#include <cuda_fp8.h>
+
+#include "gemm/kernels/hopper/params.hpp"
+#include "gemm/kernels/hopper/tile_layout.cuh"
+#include "gemm/quantized_problem.hpp"
+
+namespace gemmlab::detail::hopper {
+
+/// Both 8-bit policies: byte storage (TMA moves bytes), one part, 128 values of k per tile, and
+/// the epilogue's scale factors as the policy's arguments.
+struct Mma8BitBase {
+    using Storage = uint8_t;
+    static constexpr int kParts = 1;
+    static constexpr int kTileK = 128; // 128 bytes
+    using Args = OutputScales;
+    __host__ __device__ static constexpr int part_row_a(const Args&, int) { return 0; }
+    __host__ __device__ static constexpr int part_row_b(const Args&, int) { return 0; }
+};
+
+/// FP8 A (TA) and B (TB), FP32 accumulators, wgmma's sums promoted every PromoteK values of k.
+template <class TA, class TB, int PromoteK = 128>
+struct MmaFp8 : Mma8BitBase {
+    static constexpr int kPromoteK = PromoteK;
+    static constexpr int kTilesPerInterval = PromoteK / kTileK;
+    static_assert(PromoteK >= kTileK && PromoteK % kTileK == 0,
+                  "promotion happens after whole k tiles (128 values)");
+
+    template <class Layout>
+    struct Consumer {
+        using A = typename Layout::ShapeA;
+        using B = typename Layout::ShapeB;
+        static_assert(A::kKMajor && B::kKMajor, "FP8 wgmma reads both operands K-major");
+        static constexpr int kN = B::kPanelRows; // BN
+        static_assert(kN == 128, "wrapped for n128 (64 accumulators and 64 interval sums)");
+
+        /// wgmma's sum over the current interval (PromoteK values of k), and the k tiles of the
+        /// current unit issued so far.
+        float interval_sum[kN / 2];
+        int issued = 0;
+
+#ifdef GEMMLAB_SM90A
+        /// acc += the finished interval's sum (FP32 adds, round to nearest): the promotion.
+        __device__ __forceinline__ void promote(float (&acc)[kN / 2]) {
+            pin_accumulators(interval_sum); // read only after the wait that retired its wgmma
+#pragma unroll
+            for (int i = 0; i < kN / 2; ++i) acc[i] = __fadd_rn(acc[i], interval_sum[i]);
+        }
+#endif
+
+        /// One k tile. The first tile of an interval waits for the previous interval's wgmma
+        /// (this warpgroup's tensor-core work drains; the other consumer's keeps the tensor
+        /// cores busy meanwhile), promotes its sum, and starts the new sum from zero.
+        template <int BN>
+        __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
+                                               bool accumulate) {
+#ifdef GEMMLAB_SM90A
+            static_assert(BN == kN, "the interval sum is the block tile's width");
+            if (!accumulate) { // a new unit: its sum starts at zero
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+                issued = 0;
+            }
+            const bool starts = issued % kTilesPerInterval == 0;
+            if (starts && issued > 0) {
+                wgmma_wait<0>();
+                promote(acc);
+            }
+            wgmma_fence(); // interval_sum was just read by ordinary instructions
+#pragma unroll
+            for (int ks = 0; ks < 4; ++ks) // 4 k steps of 32
+                wgmma_fp8_n128<TA, TB>(interval_sum, operand_descriptor<A>(a, 64 * wg, ks),
+                                       operand_descriptor<B>(b, 0, ks), (starts && ks == 0) ? 0 : 1);
+            ++issued;
+#endif
+        }
+
+        /// After the last k tile (every wgmma retired): the last interval's sum.
+        template <int N>
+        __device__ __forceinline__ void finish(float (&acc)[N]) {
+#ifdef GEMMLAB_SM90A
+            if (issued > 0) promote(acc);
+            issued = 0;
+#endif
+        }
+        template <class P>
+        __device__ __forceinline__ bool replaces_epilogue(const P&, int64_t, int64_t, int, int64_t,
+                                                          int64_t, float*) {
+            return false;
+        }
+    };
+};
+
+/// INT8 A and B, s32 accumulators (exact): four wgmma m64n256k32 per k tile.
+struct MmaInt8 : Mma8BitBase {
+    using Accumulator = int32_t;
+
+    template <class Layout>
+    struct Consumer {
+        using A = typename Layout::ShapeA;
+        using B = typename Layout::ShapeB;
+        static_assert(A::kKMajor && B::kKMajor, "INT8 wgmma reads both operands K-major");
+
+        template <int BN>
+        __device__ __forceinline__ void k_tile(int32_t (&acc)[BN / 2], uint32_t a, uint32_t b,
+                                               int wg, bool accumulate) {
+#ifdef GEMMLAB_SM90A
+            static_assert(BN == 256, "wrapped for n256");
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < 4; ++ks) // 4 k steps of 32
+                wgmma_s8_n256(acc, operand_descriptor<A>(a, 64 * wg, ks),
+                              operand_descriptor<B>(b, 0, ks), (accumulate || ks > 0) ? 1 : 0);
+#endif
+        }
+        /// After the last k tile: acc already holds the (exact) sum.
+        template <int N>
+        __device__ __forceinline__ void finish(int32_t (&)[N]) {}
+        template <class P>
+        __device__ __forceinline__ bool replaces_epilogue(const P&, int64_t, int64_t, int, int64_t,
+                                                          int64_t, float*) {
+            return false;
+        }
+    };
+};
+
+} // namespace gemmlab::detail::hopper

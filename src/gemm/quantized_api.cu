@@ -1,0 +1,338 @@
+// gemmlab::gemm_fp8 and gemm_int8 (include/gemmlab/quantized.hpp): validate (no CUDA call before
+// this succeeds), normalize to the one column-major form (quantized_problem.hpp), pick the rung,
+// launch on the caller's stream, turn failures into a Status. The same order and rules as
+// gemm (api.cu); the quantized rungs keep their own small table here, since their element types
+// are not DataTypes and no float call may reach them.
+
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "common/cuda_check.hpp"
+#include "gemm/device_caps.hpp"
+#include "gemm/kernels/common.cuh"
+#include "gemm/pointer_check.hpp"
+#include "gemm/quantized_problem.hpp"
+#include "gemmlab/quantized.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+Status fail(Status s, std::string message) {
+    detail::set_last_error(std::move(message));
+    return s;
+}
+
+/// Which quantized product a call is.
+enum class QuantKind { Fp8, Int8 };
+
+/// The quantized rungs: the table `quantized_kernels()` returns and the API dispatches on.
+constexpr KernelInfo quantized_rung(int number, std::string_view name, std::string_view technique,
+                                    std::string_view sources) {
+    return KernelInfo{.number = number,
+                      .name = name,
+                      .technique = technique,
+                      .sources = sources,
+                      .types = {},
+                      .precision = Precision::Default,
+                      .engine = Engine::TensorCores,
+                      .device = Device::Gpu,
+                      .needs_sm90a = true};
+}
+
+const KernelInfo kQuantizedRungs[] = {
+    quantized_rung(29, "wgmma_fp8",
+                   "FP8 (E4M3/E5M2) wgmma m64n128k32 on rung 24's persistent TMA pipeline, "
+                   "wgmma's sums promoted into FP32 registers every 128 k, per-tensor or "
+                   "per-channel scales in the epilogue",
+                   "sm_90a wgmma fp8"),
+    quantized_rung(30, "wgmma_int8",
+                   "INT8 wgmma m64n256k32 with exact s32 accumulators on rung 24's persistent "
+                   "TMA pipeline; int32 C, or float C with per-tensor or per-channel scales",
+                   "sm_90a wgmma s8"),
+};
+constexpr const KernelInfo& kFp8Rung = kQuantizedRungs[0];
+constexpr const KernelInfo& kInt8Rung = kQuantizedRungs[1];
+
+/// Offset of the last element of a stored inner x outer matrix, or -1 past int64.
+int64_t last_offset(int64_t inner, int64_t outer, int64_t ld) {
+    if (inner == 0 || outer == 0) return 0;
+    int64_t prod = 0, sum = 0;
+    if (__builtin_mul_overflow(outer - 1, ld, &prod) || __builtin_add_overflow(prod, inner - 1, &sum))
+        return -1;
+    return sum;
+}
+
+/// The leading-dimension and overflow rules of one operand stored rows x cols (gemm's rules).
+Status check_operand(Layout layout, const char* name, const char* ld_name, int64_t rows,
+                     int64_t cols, const char* rows_expr, const char* cols_expr, int64_t ld) {
+    const bool row = layout == Layout::RowMajor;
+    const int64_t need = std::max<int64_t>(1, row ? cols : rows);
+    if (ld < need)
+        return fail(Status::InvalidLeadingDimension,
+                    std::string(ld_name) + " = " + std::to_string(ld) + " is less than max(1, " +
+                        (row ? cols_expr : rows_expr) + ") = " + std::to_string(need) + " (" +
+                        (row ? "row-major " : "column-major ") + name + ")");
+    if (last_offset(row ? cols : rows, row ? rows : cols, ld) < 0)
+        return fail(Status::SizeOverflow, std::string("the last element of ") + name +
+                                              " lies beyond int64 (" + ld_name + " = " +
+                                              std::to_string(ld) + ")");
+    return Status::Success;
+}
+
+/// The rung `key` names for a call of `kind`, nullptr for auto; or a failure.
+Status find_rung(const std::string& key, QuantKind kind, const KernelInfo** rung) {
+    const KernelInfo& own = kind == QuantKind::Fp8 ? kFp8Rung : kInt8Rung;
+    if (key == "auto") {
+        *rung = &own; // one rung per kind so far: auto is that rung
+        return Status::Success;
+    }
+    int number = -1;
+    const auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), number);
+    const bool is_number = ec == std::errc() && ptr == key.data() + key.size();
+    for (const KernelInfo& r : kQuantizedRungs)
+        if (r.name == key || (is_number && r.number == number)) {
+            if (&r != &own)
+                return fail(Status::UnsupportedType,
+                            "kernel '" + key + "' (rung " + std::to_string(r.number) + ", " +
+                                std::string(r.name) + ") does not take this call's " +
+                                (kind == QuantKind::Fp8 ? "FP8" : "INT8") + " inputs");
+            *rung = &r;
+            return Status::Success;
+        }
+    return fail(Status::UnknownKernel,
+                "kernel = '" + key + "' matches no quantized rung (wgmma_fp8, wgmma_int8) nor 'auto'");
+}
+
+/// One quantized call, its element types erased: what validation and the launch both read.
+struct QuantCall {
+    QuantKind kind;
+    Layout layout;
+    Op op_a, op_b;
+    int64_t m, n, k;
+    float alpha, beta;
+    const void* A;
+    int64_t lda;
+    Scale scale_a;
+    const void* B;
+    int64_t ldb;
+    Scale scale_b;
+    void* C;
+    int64_t ldc;
+};
+
+/// Whether the call computes op(A) op(B) (else C = beta * C).
+bool reads_ab(const QuantCall& q) { return q.m > 0 && q.n > 0 && q.k > 0 && q.alpha != 0.0f; }
+
+/// gemm's checks, then the scales and the kernel name. No CUDA call.
+Status validate(const QuantCall& q, const GemmOptions& options, const KernelInfo** rung) {
+    detail::set_last_error({});
+    for (auto [name, v] : {std::pair{"m", q.m}, {"n", q.n}, {"k", q.k}})
+        if (v < 0)
+            return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
+                                                 " is negative (sizes must be >= 0)");
+    const bool ta = q.op_a == Op::T, tb = q.op_b == Op::T;
+    if (Status s = check_operand(q.layout, "A", "lda", ta ? q.k : q.m, ta ? q.m : q.k,
+                                 ta ? "k" : "m", ta ? "m" : "k", q.lda);
+        s != Status::Success)
+        return s;
+    if (Status s = check_operand(q.layout, "B", "ldb", tb ? q.n : q.k, tb ? q.k : q.n,
+                                 tb ? "n" : "k", tb ? "k" : "n", q.ldb);
+        s != Status::Success)
+        return s;
+    if (Status s = check_operand(q.layout, "C", "ldc", q.m, q.n, "m", "n", q.ldc); s != Status::Success)
+        return s;
+    const bool writes_c = q.m > 0 && q.n > 0;
+    if (writes_c && !q.C)
+        return fail(Status::NullPointer, "C is null but m x n = " + std::to_string(q.m) + " x " +
+                                             std::to_string(q.n) + " elements must be written");
+    if (reads_ab(q)) {
+        if (!q.A) return fail(Status::NullPointer, "A is null but k = " + std::to_string(q.k) + " > 0 and alpha != 0");
+        if (!q.B) return fail(Status::NullPointer, "B is null but k = " + std::to_string(q.k) + " > 0 and alpha != 0");
+        if (q.scale_a.scaling == Scaling::PerChannel && !q.scale_a.values)
+            return fail(Status::NullPointer, "scale_a is PerChannel but its values are null (m = " +
+                                                 std::to_string(q.m) + " floats needed)");
+        if (q.scale_b.scaling == Scaling::PerChannel && !q.scale_b.values)
+            return fail(Status::NullPointer, "scale_b is PerChannel but its values are null (n = " +
+                                                 std::to_string(q.n) + " floats needed)");
+    }
+    return find_rung(options.kernel, q.kind, rung);
+}
+
+/// Rejects pointers a kernel on `device` cannot dereference (gemm/pointer_check.hpp).
+Status check_device_pointer(const char* name, const void* p, int device) {
+    if (!p) return Status::Success;
+    const detail::PointerPlace place = detail::pointer_place(p, device);
+    switch (place.kind) {
+    case detail::PointerPlace::Usable: return Status::Success;
+    case detail::PointerPlace::Host:
+        return fail(Status::NotDevicePointer,
+                    std::string(name) + " is a host pointer; the quantized GEMM needs device memory");
+    case detail::PointerPlace::OtherDevice:
+        return fail(Status::NotDevicePointer, std::string(name) + " lives on device " +
+                                                  std::to_string(place.owner) +
+                                                  " but the current device is " + std::to_string(device));
+    case detail::PointerPlace::QueryFailed: break;
+    }
+    return fail(Status::NotDevicePointer, std::string(name) + " is not a pointer CUDA knows");
+}
+
+/// C = beta * C (beta == 0: zeros, C not read) for k == 0 or alpha == 0; an int32 C gets zeros.
+template <class TOut>
+__global__ void scale_c_kernel(int64_t m, int64_t n, float beta, TOut* C, int64_t ldc) {
+    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < m * n;
+         idx += int64_t(gridDim.x) * blockDim.x) {
+        TOut* c = C + idx % m + (idx / m) * ldc;
+        if constexpr (std::is_same_v<TOut, int32_t>) *c = 0;
+        else *c = TOut(beta == 0.0f ? 0.0f : beta * float(*c));
+    }
+}
+
+/// The column-major form of the call (row-major: C^T = op(B)^T op(A)^T, scales swapped too).
+detail::QuantArgs normalize(const QuantCall& q) {
+    const auto side = [](Scale s) {
+        return std::pair{s.values, s.scaling == Scaling::PerChannel ? 1 : 0};
+    };
+    const auto [sa, sa_step] = side(q.scale_a);
+    const auto [sb, sb_step] = side(q.scale_b);
+    if (q.layout == Layout::ColMajor)
+        return {q.m, q.n, q.k, q.alpha, q.beta, q.A, q.lda, q.op_a == Op::T, q.B, q.ldb,
+                q.op_b == Op::T, q.C, q.ldc, {sa, sa_step, sb, sb_step}};
+    return {q.n, q.m, q.k, q.alpha, q.beta, q.B, q.ldb, q.op_b == Op::T, q.A, q.lda,
+            q.op_a == Op::T, q.C, q.ldc, {sb, sb_step, sa, sa_step}};
+}
+
+/// The whole call: validation, device and pointer checks, then `launch` (the typed launcher)
+/// on the normalized problem, or the beta-only kernel.
+template <class TOut, class Launch>
+Status run(const QuantCall& q, const GemmOptions& options, Launch&& launch) {
+    const KernelInfo* rung = nullptr;
+    if (Status s = validate(q, options, &rung); s != Status::Success) return s;
+    if (q.m == 0 || q.n == 0) return Status::Success;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return fail(Status::NoDevice, "no CUDA device is visible");
+    }
+    try {
+        int device = 0;
+        GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+        if (std::string why = detail::device_unsupported_reason(*rung, device); !why.empty())
+            return fail(Status::UnsupportedDevice, std::move(why));
+        const bool product = reads_ab(q);
+        const std::pair<const char*, const void*> pointers[] = {
+            {"C", q.C},
+            {"A", product ? q.A : nullptr},
+            {"B", product ? q.B : nullptr},
+            {"scale_a.values", product ? q.scale_a.values : nullptr},
+            {"scale_b.values", product ? q.scale_b.values : nullptr}};
+        for (const auto& [name, p] : pointers)
+            if (Status s = check_device_pointer(name, p, device); s != Status::Success) return s;
+        if (!product) {
+            const int64_t total = q.m * q.n;
+            const unsigned blocks = unsigned(std::min<int64_t>(detail::ceil_div(total, 256), 65535));
+            scale_c_kernel<TOut><<<blocks, 256, 0, options.stream>>>(q.m, q.n, q.beta,
+                                                                     static_cast<TOut*>(q.C), q.ldc);
+            GEMMLAB_CHECK_LAUNCH();
+            return Status::Success;
+        }
+        launch(normalize(q), options.stream);
+        return Status::Success;
+    } catch (const CudaFailure& e) {
+        return fail(Status::CudaError, e.what());
+    }
+}
+
+template <class TA, class TB, class TOut>
+QuantCall fp8_call(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                   const TA* A, int64_t lda, Scale scale_a, const TB* B, int64_t ldb,
+                   Scale scale_b, float beta, const TOut* C, int64_t ldc) {
+    return {QuantKind::Fp8, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, scale_a, B, ldb,
+            scale_b, const_cast<TOut*>(C), ldc};
+}
+
+} // namespace
+
+std::span<const KernelInfo> quantized_kernels() noexcept { return kQuantizedRungs; }
+
+template <class TA, class TB, class TOut>
+Status gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const TA* A, int64_t lda, Scale scale_a, const TB* B, int64_t ldb, Scale scale_b,
+                float beta, TOut* C, int64_t ldc, const GemmOptions& options) {
+    // The normalized problem of a row-major call has A and B swapped (normalize): its first
+    // operand is B, of type TB, so the launcher's types swap with them.
+    const auto launch = layout == Layout::RowMajor ? &detail::launch_wgmma_fp8<TB, TA, TOut>
+                                                   : &detail::launch_wgmma_fp8<TA, TB, TOut>;
+    return run<TOut>(fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb, scale_b,
+                              beta, C, ldc),
+                     options, launch);
+}
+
+template <class TA, class TB, class TOut>
+Status validate_gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                         float alpha, const TA* A, int64_t lda, Scale scale_a, const TB* B,
+                         int64_t ldb, Scale scale_b, float beta, const TOut* C, int64_t ldc,
+                         const GemmOptions& options) {
+    const KernelInfo* rung = nullptr;
+    return validate(fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb, scale_b,
+                             beta, C, ldc),
+                    options, &rung);
+}
+
+#define GEMMLAB_FP8_INSTANTIATE(TA, TB, TOut)                                                      \
+    template Status gemm_fp8<TA, TB, TOut>(Layout, Op, Op, int64_t, int64_t, int64_t, float,       \
+                                           const TA*, int64_t, Scale, const TB*, int64_t, Scale,   \
+                                           float, TOut*, int64_t, const GemmOptions&);             \
+    template Status validate_gemm_fp8<TA, TB, TOut>(Layout, Op, Op, int64_t, int64_t, int64_t,     \
+                                                    float, const TA*, int64_t, Scale, const TB*,   \
+                                                    int64_t, Scale, float, const TOut*, int64_t,   \
+                                                    const GemmOptions&);
+#define GEMMLAB_FP8_INSTANTIATE_OUTPUTS(TA, TB)                                                    \
+    GEMMLAB_FP8_INSTANTIATE(TA, TB, __nv_bfloat16)                                                 \
+    GEMMLAB_FP8_INSTANTIATE(TA, TB, __half)                                                        \
+    GEMMLAB_FP8_INSTANTIATE(TA, TB, float)
+GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e4m3, __nv_fp8_e4m3)
+GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e4m3, __nv_fp8_e5m2)
+GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e5m2, __nv_fp8_e4m3)
+#undef GEMMLAB_FP8_INSTANTIATE_OUTPUTS
+#undef GEMMLAB_FP8_INSTANTIATE
+
+Status gemm_int8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                 const int8_t* A, int64_t lda, const int8_t* B, int64_t ldb, int32_t* C,
+                 int64_t ldc, const GemmOptions& options) {
+    const QuantCall q{QuantKind::Int8, layout, op_a, op_b, m, n, k, 1.0f, 0.0f, A, lda, {}, B, ldb,
+                      {}, C, ldc};
+    return run<int32_t>(q, options, &detail::launch_wgmma_int8<int32_t>);
+}
+
+Status gemm_int8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const int8_t* A, int64_t lda, Scale scale_a, const int8_t* B, int64_t ldb,
+                 Scale scale_b, float beta, float* C, int64_t ldc, const GemmOptions& options) {
+    const QuantCall q{QuantKind::Int8, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, scale_a,
+                      B, ldb, scale_b, C, ldc};
+    return run<float>(q, options, &detail::launch_wgmma_int8<float>);
+}
+
+Status validate_gemm_int8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                          const int8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                          const int32_t* C, int64_t ldc, const GemmOptions& options) {
+    const QuantCall q{QuantKind::Int8, layout, op_a, op_b, m, n, k, 1.0f, 0.0f, A, lda, {}, B, ldb,
+                      {}, const_cast<int32_t*>(C), ldc};
+    const KernelInfo* rung = nullptr;
+    return validate(q, options, &rung);
+}
+
+Status validate_gemm_int8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                          float alpha, const int8_t* A, int64_t lda, Scale scale_a,
+                          const int8_t* B, int64_t ldb, Scale scale_b, float beta, const float* C,
+                          int64_t ldc, const GemmOptions& options) {
+    const QuantCall q{QuantKind::Int8, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, scale_a,
+                      B, ldb, scale_b, const_cast<float*>(C), ldc};
+    const KernelInfo* rung = nullptr;
+    return validate(q, options, &rung);
+}
+
+} // namespace gemmlab

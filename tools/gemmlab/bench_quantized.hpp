@@ -1,0 +1,24 @@
+#pragma once
+// `gemmlab bench --dtype fp8,int8`: the quantized rungs (29 FP8, 30 INT8) timed against cuBLASLt
+// in the same run, on row-major A op N, B op T (the K-major "TN" both read in place).
+
+#include <string>
+#include <vector>
+
+#include "common/timing.hpp"
+#include "gemmlab/bench_core.hpp"
+
+namespace gemmlab::cli {
+
+/// The quantized --dtype values: "fp8" (E4M3 x E4M3, BF16 C, per-tensor scales) and "int8"
+/// (int8 x int8, int32 C).
+bool is_quantized_dtype(const std::string& d);
+
+/// Checks (sampled elements against the CPU reference: FP8 within docs/precision.md's bound,
+/// INT8 exactly; cuBLASLt's the same way) and times each kind on each shape, gemmlab and
+/// cuBLASLt interleaved; prints one table. Returns kExitOk, or kExitCheckFailed when a check
+/// failed.
+int run_quantized_bench(const std::vector<std::string>& kinds, const std::vector<Shape>& shapes,
+                        const TimingPolicy& policy, uint64_t seed);
+
+} // namespace gemmlab::cli
