@@ -393,11 +393,12 @@ auto skinny_view(const Args& g) {
 }
 
 /// k slices that keep every SM streaming: about 4 blocks per SM, slices of at least
-/// kMinSliceK (shorter ones add more partial traffic than they hide).
-constexpr int64_t kMinSliceK = 1024, kSliceAlign = 256;
-int slices_for(int64_t blocks, int64_t k, int sm_count) {
+/// kMinSliceBytes of each row (shorter ones cost their second kernel and partial traffic more
+/// than they hide: BF16 rows of 2048 split in two measured slower than whole, docs/ladder.md).
+constexpr int64_t kMinSliceBytes = 4096, kSliceAlign = 256;
+int slices_for(int64_t blocks, int64_t k, int64_t element_bytes, int sm_count) {
     const int64_t want = ceil_div(int64_t(4) * sm_count, std::max<int64_t>(blocks, 1));
-    return int(std::clamp<int64_t>(std::min(want, k / kMinSliceK), 1, 16));
+    return int(std::clamp<int64_t>(std::min(want, k * element_bytes / kMinSliceBytes), 1, 16));
 }
 
 /// Launches `kernel` over grid (x, slices, z), with split k through the workspace when the
@@ -407,7 +408,8 @@ void launch_sliced(P v, Kernel kernel, int64_t blocks_x, int64_t col_tiles, unsi
                    cudaStream_t stream, Extra... extra) {
     const int sm_count = current_device_caps().sm_count;
     const int64_t z = std::min<int64_t>(v.batches * col_tiles, 65535);
-    int slices = v.batches == 1 ? slices_for(blocks_x * z, v.k, sm_count) : 1;
+    using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(v.W)>>;
+    int slices = v.batches == 1 ? slices_for(blocks_x * z, v.k, int64_t(sizeof(TIn)), sm_count) : 1;
     using TPartial = std::remove_pointer_t<decltype(v.partial)>;
     const int64_t m = v.m, n = v.n;
     Workspace ws(slices > 1 ? size_t(slices * m * n) * sizeof(TPartial) : 0, stream);
