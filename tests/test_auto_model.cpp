@@ -137,7 +137,9 @@ TEST(AutoModel, TinyProductsGoToRung27) {
 
 // One skinny side against a side 16 times wider, the wide operand 1 MiB or more, goes to rung 28
 // before the model: up to 16 columns in BF16/FP16, 4 in float, never in double; a small square
-// batch, a narrow wide side or a small wide operand stay with the model.
+// batch, a narrow wide side or a small wide operand stay with the model. Only where rung 28 reads
+// both operands along k in 16-byte runs (the column-major form of a row-major x W^T: op(A) = A^T,
+// op(B) = B, aligned): a weight stored along its rows or an odd leading dimension stays too.
 TEST(AutoModel, SkinnyProductsGoToRung28) {
     struct Row {
         DataType type;
@@ -152,14 +154,26 @@ TEST(AutoModel, SkinnyProductsGoToRung28) {
         {DataType::F32, 4, 28672, 8192, 1, true},     {DataType::F32, 5, 28672, 8192, 1, false},
         {DataType::F64, 1, 28672, 8192, 1, false},
     };
+    const auto name = [](DataType t, int64_t m, int64_t n, int64_t k, int64_t batches) {
+        return std::string(gemmlab::to_string(t)) + " " + std::to_string(m) + "x" + std::to_string(n) +
+               "x" + std::to_string(k) + " batch " + std::to_string(batches);
+    };
     for (const Row& r : rows) {
-        const AutoChoice c = auto_choice(problem(r.type, r.m, r.n, r.k, Precision::Default, r.type, r.batches),
-                                         h100(), nullptr);
-        const std::string what = std::string(gemmlab::to_string(r.type)) + " " + std::to_string(r.m) + "x" +
-                                 std::to_string(r.n) + "x" + std::to_string(r.k) + " batch " +
-                                 std::to_string(r.batches);
-        if (r.decode) EXPECT_EQ(c.candidate, "decode") << what;
-        else EXPECT_NE(c.candidate, "decode") << what;
+        Problem p = problem(r.type, r.m, r.n, r.k, Precision::Default, r.type, r.batches);
+        p.trans_a = true, p.trans_b = false; // both operands along k
+        p.lda = p.ldb = r.k;
+        p.batch.strides = {r.k * std::max(r.m, r.n), r.k * std::max(r.m, r.n), r.m * r.n};
+        const std::string what = name(r.type, r.m, r.n, r.k, r.batches);
+        if (r.decode) EXPECT_EQ(auto_choice(p, h100(), nullptr).candidate, "decode") << what;
+        else EXPECT_NE(auto_choice(p, h100(), nullptr).candidate, "decode") << what;
+        if (!r.decode) continue;
+        Problem rows_contiguous = p; // the weight stored along its rows (a row-major x @ W)
+        if (r.m < r.n) rows_contiguous.trans_b = true;
+        else rows_contiguous.trans_a = false;
+        EXPECT_NE(auto_choice(rows_contiguous, h100(), nullptr).candidate, "decode") << what << " rows contiguous";
+        Problem odd_ld = p;
+        odd_ld.lda = odd_ld.ldb = r.k + 1;
+        EXPECT_NE(auto_choice(odd_ld, h100(), nullptr).candidate, "decode") << what << " lda = k + 1";
     }
 }
 

@@ -27,6 +27,7 @@
 #include "gemm/auto_select.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 
@@ -569,7 +570,8 @@ bool goes_to_small(const Problem& p) {
 /// the wide operand, which rung 28 reads once where the tile rungs run a few mostly empty
 /// tiles. The widths are where rung 28 measured ahead of the tile rungs (docs/auto.md,
 /// "Decode"): 16 columns in BF16/FP16 (mma.sync), 4 in float (FMAs), none in double (its FMA
-/// form streams at half of cuBLAS's rate). Checked after rung 27's rule, before the model.
+/// form streams at half of cuBLAS's rate), and only where its fast paths read the operands
+/// (decode_reads_along_k). Checked after rung 27's rule, before the model.
 constexpr int64_t kDecodeMinWideBytes = int64_t(1) << 20;
 
 int64_t decode_max_skinny(DataType t) {
@@ -577,10 +579,25 @@ int64_t decode_max_skinny(DataType t) {
     return t == DataType::F32 ? 4 : 0;
 }
 
+/// Rung 28's measured paths read both operands along k in 16-byte runs: op(A) = A^T and op(B) =
+/// B in the column-major form (a row-major x W^T, as PyTorch's Linear stores both), every
+/// pointer, leading dimension and batch stride a multiple of 16 bytes. Its other paths (a
+/// weight contiguous along its rows, unaligned rows) are correct but slower than the tile rungs.
+bool decode_reads_along_k(const Problem& p) {
+    if (!p.trans_a || p.trans_b) return false;
+    const int64_t per_run = 16 / Problem::element_bytes(p.type);
+    const auto aligned = [&](const void* ptr, int64_t ld, int64_t stride) {
+        return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % per_run == 0 &&
+               (p.batch.count == 1 || stride % per_run == 0);
+    };
+    return aligned(p.A, p.lda, p.batch.strides.a) && aligned(p.B, p.ldb, p.batch.strides.b);
+}
+
 bool goes_to_decode(const Problem& p) {
     const int64_t skinny = std::min(p.m, p.n), wide = std::max(p.m, p.n);
     return skinny <= decode_max_skinny(p.type) && wide >= 16 * skinny &&
-           wide * p.k * p.batch.count * Problem::element_bytes(p.type) >= kDecodeMinWideBytes;
+           wide * p.k * p.batch.count * Problem::element_bytes(p.type) >= kDecodeMinWideBytes &&
+           decode_reads_along_k(p);
 }
 
 } // namespace
