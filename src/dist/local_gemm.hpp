@@ -14,13 +14,13 @@
 #include <type_traits>
 
 #include "dist/comm.hpp"
+#include "gemm/element.hpp"
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
 
 namespace gemmlab::dist::detail {
 
-template <class T>
-constexpr bool is_half_v = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
+using gemmlab::detail::is_half_v;
 
 /// The options of a local product that runs beside NCCL's kernels (see above).
 template <class TA>

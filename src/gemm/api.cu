@@ -252,19 +252,8 @@ int visible_device_count_cached() {
 /// Rejects pointers the GPU cannot dereference: plain host memory (unregistered) and memory of
 /// another device (gemm/pointer_check.hpp).
 Status check_device_pointer(const char* name, const void* p, int device) {
-    const detail::PointerPlace place = detail::pointer_place(p, device);
-    switch (place.kind) {
-    case detail::PointerPlace::Usable: return Status::Success;
-    case detail::PointerPlace::Host:
-        return fail(Status::NotDevicePointer,
-                    std::string(name) + " is a host pointer; gemm needs device memory (cudaMalloc)");
-    case detail::PointerPlace::OtherDevice:
-        return fail(Status::NotDevicePointer, std::string(name) + " lives on device " +
-                                                  std::to_string(place.owner) +
-                                                  " but the current device is " + std::to_string(device));
-    case detail::PointerPlace::QueryFailed: break;
-    }
-    return fail(Status::NotDevicePointer, std::string(name) + " is not a pointer CUDA knows");
+    std::string why = detail::pointer_problem(name, p, device);
+    return why.empty() ? Status::Success : fail(Status::NotDevicePointer, std::move(why));
 }
 
 // C = beta * C for the k == 0 / alpha == 0 cases; beta == 0 writes zeros without reading C.

@@ -3,6 +3,8 @@
 // place that says how a BF16 or FP16 value becomes a float (exactly) and how a float becomes one
 // (rounded to nearest, ties to even; overflow gives Inf, as IEEE round-to-nearest does).
 
+#include <type_traits>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -33,6 +35,21 @@ template <> GEMMLAB_HOST_DEVICE inline __nv_bfloat16 from_float<__nv_bfloat16>(f
     return __float2bfloat16_rn(x);
 }
 template <> GEMMLAB_HOST_DEVICE inline __half from_float<__half>(float x) { return __float2half_rn(x); }
+
+/// An input element in a kernel's accumulator type TAcc: itself, or a BF16/FP16 value as a float
+/// (exact).
+template <class TAcc, class TIn>
+GEMMLAB_HOST_DEVICE inline TAcc widen(TIn x) {
+    if constexpr (std::is_same_v<TAcc, TIn>) return x;
+    else return to_float(x);
+}
+
+/// A result in C's type: itself, or rounded once from float to BF16/FP16 (to nearest even).
+template <class TOut, class TAcc>
+GEMMLAB_HOST_DEVICE inline TOut narrow(TAcc v) {
+    if constexpr (std::is_same_v<TOut, TAcc>) return v;
+    else return from_float<TOut>(v);
+}
 
 /// The value as a double (exact for every element type).
 GEMMLAB_HOST_DEVICE inline double to_double(double x) { return x; }

@@ -4,6 +4,7 @@
 #include "gemm/pointer_check.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -72,6 +73,20 @@ PointerPlace pointer_place_runtime(const void* p, int device) {
 PointerPlace pointer_place(const void* p, int device) {
     if (driver_verdict(p, device) == PointerPlace::Usable) return {PointerPlace::Usable, device};
     return pointer_place_runtime(p, device);
+}
+
+std::string pointer_problem(const char* name, const void* p, int device) {
+    const PointerPlace place = pointer_place(p, device);
+    switch (place.kind) {
+    case PointerPlace::Usable: return {};
+    case PointerPlace::Host:
+        return std::string(name) + " is a host pointer; gemm needs device memory (cudaMalloc)";
+    case PointerPlace::OtherDevice:
+        return std::string(name) + " lives on device " + std::to_string(place.owner) +
+               " but the current device is " + std::to_string(device);
+    case PointerPlace::QueryFailed: break;
+    }
+    return std::string(name) + " is not a pointer CUDA knows";
 }
 
 } // namespace gemmlab::detail

@@ -9,6 +9,8 @@
 // times both ("part:" rows). Nothing is cached: memory is freed and its addresses reused
 // behind the library's back, so an answer is good for one call only.
 
+#include <string>
+
 namespace gemmlab::detail {
 
 /// Where a pointer lives, as far as a kernel on `device` is concerned.
@@ -25,6 +27,10 @@ struct PointerPlace {
 
 /// Classifies p for a kernel running on `device`. Clears any error the query leaves behind.
 PointerPlace pointer_place(const void* p, int device);
+
+/// Why operand `name` at p cannot be read by a kernel on `device`, or "" when it can: the
+/// message of every entry point's Status::NotDevicePointer.
+std::string pointer_problem(const char* name, const void* p, int device);
 
 /// The same classification through the runtime (cudaPointerGetAttributes): the reference the
 /// driver path is measured and tested against.

@@ -165,19 +165,8 @@ Status validate(const QuantCall& q, const GemmOptions& options, const KernelInfo
 /// Rejects pointers a kernel on `device` cannot dereference (gemm/pointer_check.hpp).
 Status check_device_pointer(const char* name, const void* p, int device) {
     if (!p) return Status::Success;
-    const detail::PointerPlace place = detail::pointer_place(p, device);
-    switch (place.kind) {
-    case detail::PointerPlace::Usable: return Status::Success;
-    case detail::PointerPlace::Host:
-        return fail(Status::NotDevicePointer,
-                    std::string(name) + " is a host pointer; the quantized GEMM needs device memory");
-    case detail::PointerPlace::OtherDevice:
-        return fail(Status::NotDevicePointer, std::string(name) + " lives on device " +
-                                                  std::to_string(place.owner) +
-                                                  " but the current device is " + std::to_string(device));
-    case detail::PointerPlace::QueryFailed: break;
-    }
-    return fail(Status::NotDevicePointer, std::string(name) + " is not a pointer CUDA knows");
+    std::string why = detail::pointer_problem(name, p, device);
+    return why.empty() ? Status::Success : fail(Status::NotDevicePointer, std::move(why));
 }
 
 /// C = beta * C (beta == 0: zeros, C not read) for k == 0 or alpha == 0; an int32 C gets zeros.

@@ -49,20 +49,6 @@ struct WarpTiles {
     TAcc b[kDepth<TAcc>][kRow]; // op(B)(p0 + p, col0 + c) at b[p][c]
 };
 
-/// An input element in the accumulator type (exact: every BF16/FP16 value is a float).
-template <class TAcc, class TIn>
-__device__ __forceinline__ TAcc widen(TIn x) {
-    if constexpr (std::is_same_v<TAcc, TIn>) return x;
-    else return to_float(x);
-}
-
-/// The result in C's type: itself, or rounded once to BF16/FP16 (to nearest even).
-template <class TOut, class TAcc>
-__device__ __forceinline__ TOut narrow(TAcc v) {
-    if constexpr (std::is_same_v<TOut, TAcc>) return v;
-    else return from_float<TOut>(v);
-}
-
 /// gmem -> smem: the 32 x D slice of an operand viewed as R x k (op(A), or op(B)^T) from row
 /// r0 and depth p0 into S[p][r], zero outside rows x k. KContig: the k index is the contiguous
 /// one in memory (X(r, p) = X[p + r * ld]), else the row index is (X[r + p * ld]); consecutive

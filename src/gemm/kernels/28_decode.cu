@@ -73,12 +73,6 @@ struct SkinnyProduct {
 template <class T>
 using AccOf = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-template <class TAcc, class TIn>
-__device__ __forceinline__ TAcc widen(TIn x) {
-    if constexpr (std::is_same_v<TAcc, TIn>) return x;
-    else return to_float(x);
-}
-
 /// Stores one finished sum: the epilogue (alpha, beta read only when nonzero, one rounding to
 /// C's type) or, under split k, the slice's partial.
 template <class P, class TAcc>
@@ -92,8 +86,7 @@ __device__ __forceinline__ void finish(const P& g, int64_t b, int64_t r, int64_t
     TOut* out = g.C + b * g.c_batch + r * g.c_row + c * g.c_col;
     TAcc v = TAcc(g.alpha) * sum;
     if (g.beta != decltype(g.beta)(0)) v += TAcc(g.beta) * widen<TAcc>(*out);
-    if constexpr (std::is_same_v<TOut, TAcc>) *out = v;
-    else *out = from_float<TOut>(v);
+    *out = narrow<TOut>(v);
 }
 
 /// N consecutive elements from p (aligned to their size when Vector) or, past `valid`, zeros.
@@ -460,7 +453,7 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
     constexpr int64_t kVec = 16 / int64_t(sizeof(TIn));
     const bool w_k_contig = v.w_k == 1;
     const bool s_k_contig = v.s_k == 1;
-    if constexpr (!std::is_same_v<TIn, float> && !std::is_same_v<TIn, double>) {
+    if constexpr (is_half_v<TIn>) {
         // mma path: both operands k-contiguous, 16-byte rows.
         const bool fits = w_k_contig && s_k_contig && aligned16(v.W) && aligned16(v.S) &&
                           v.w_row % kVec == 0 && v.s_col % kVec == 0 &&
