@@ -717,10 +717,13 @@ TYPED_TEST(HalfValidation, StridedBatchedRules) {
 
 TEST(Registry, NativelyBatchedRungs) {
     // cuBLAS (strided batched calls) and the kernel families auto uses loop over gridDim.z
-    // (rung 27 over work items of all batches, rung 28 over batches x column tiles); every other
+    // (rung 27 over work items of all batches, rung 28 over batches x column tiles), and the
+    // Hopper skeleton's rungs 22-24 count a batch's tiles as work units of one grid; every other
     // rung is run once per batch by the API.
-    const std::set<std::string_view> native = {"cublas", "warp_tile", "async_pipeline", "dmma", "tf32",
-                                               "tf32x3", "half_simt", "mma_sync_f16", "small", "decode"};
+    const std::set<std::string_view> native = {"cublas", "warp_tile", "async_pipeline", "dmma",
+                                               "tf32", "tf32x3", "half_simt", "mma_sync_f16",
+                                               "warp_specialized", "cluster_multicast",
+                                               "persistent", "small", "decode"};
     for (const auto& k : gemmlab::gpu_kernels())
         EXPECT_EQ(k.native_batch, native.count(k.name) == 1) << k.name;
     for (const auto& k : gemmlab::cpu_kernels()) EXPECT_FALSE(k.native_batch) << k.name;

@@ -169,16 +169,17 @@ const Rung kRungs[] = {
                       "sm_90 TMA", Needs::Sm90a, Batch::PerProduct),
     GEMMLAB_HALF_RUNG(22, warp_specialized,
                       "as 21, a producer warpgroup issues TMA, two consumer warpgroups issue "
-                      "wgmma (setmaxnreg 40/232), 128x256 tiles",
-                      "sm_90a setmaxnreg", Needs::Sm90a, Batch::PerProduct),
+                      "wgmma (setmaxnreg 40/232), 128x256 tiles; a strided batch's tiles in one "
+                      "grid (3-D tensor maps)",
+                      "sm_90a setmaxnreg", Needs::Sm90a, Batch::Native),
     GEMMLAB_HALF_RUNG(23, cluster_multicast,
                       "as 22, 2-block clusters along n: each block loads half of the shared A "
                       "tile and multicasts it to both",
-                      "sm_90 clusters", Needs::Sm90a, Batch::PerProduct),
+                      "sm_90 clusters", Needs::Sm90a, Batch::Native),
     GEMMLAB_HALF_RUNG(24, persistent,
                       "as 22, one block per SM looping over tiles in grouped order, C stored "
                       "through shared memory by TMA while the next tile loads",
-                      "persistent kernels", Needs::Sm90a, Batch::PerProduct),
+                      "persistent kernels", Needs::Sm90a, Batch::Native),
     // rungs 25-26: float on warpgroup MMA (hopper/tf32_pack.cuh: a pack step where needed, then rung
     // 24's kernel)
     GEMMLAB_TC_RUNG_ON(25, wgmma_tf32,

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(TmaConfig::kConsumers * 128, 1)
     // ptxas would count as writes inside the wgmma pipeline and serialize the wgmma for.
     __builtin_assume(w.kt0 < w.kt1);
     const auto load = [&](const typename Pipeline::State& at, int kt) {
-        Loads::issue(pipe, at, base, &map_a, &map_b, m0, n0, kt, p.math);
+        Loads::issue(pipe, at, base, &map_a, &map_b, m0, n0, kt, 0, 0, p.math); // one product
     };
     const int wg = threadIdx.x / 128;
     float acc[Cfg::BN / 2] = {};

@@ -9,7 +9,8 @@
 //   Config    block tile, stages, C staging (hopper/configs.hpp)
 //   Cluster   SingleBlock, or rung 23's BlockPair (a stage released in both blocks)
 //   Loads     the producer's load of one stage (hopper/tma_loads.cuh; rung 23 multicasts A)
-//   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs)
+//   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs); a unit is a
+//             tile of one product of a strided batch (hopper/scheduler.cuh)
 //   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
 // and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
 // s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
@@ -53,7 +54,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     Cluster::sync(); // every block's barriers exist before any arrival reaches them
 
     const WorkUnits<Cluster::kBlocks> units(p.tiles_m, p.tiles_n, int((p.k + kTK - 1) / kTK),
-                                            p.k_splits, p.k_tiles_per_split);
+                                            p.k_splits, p.k_tiles_per_split, p.batches);
     const int step = Rung::Schedule::step(units.count);
 
     if (threadIdx.x / 128 == Cfg::kConsumers) { // the producer warpgroup
@@ -65,7 +66,8 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
                     pipe.producer_acquire(write);
                     Loads::issue(pipe, write, base, &map_a, &map_b, w.tm * Cfg::BM, w.tn * Cfg::BN,
-                                 kt, p.math);
+                                 kt, p.a_per_batch ? w.batch : 0, p.b_per_batch ? w.batch : 0,
+                                 p.math);
                 }
             }
         }
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                     continue;
                 }
             Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
-                                                n0, wg);
+                                                n0, wg, w.batch);
         }
         Rung::Epilogue::template drain<TOut>();
     }

@@ -26,7 +26,8 @@ struct MulticastLoads {
     __device__ __forceinline__ static void issue(const Pipeline& pipe,
                                                  const typename Pipeline::State& state,
                                                  uint32_t base, const void* map_a, const void* map_b,
-                                                 int m0, int n0, int kt, const Args&) {
+                                                 int m0, int n0, int kt, int batch_a,
+                                                 int batch_b, const Args&) {
 #ifdef GEMMLAB_SM90A
         using A = typename Layout::ShapeA;
         using B = typename Layout::ShapeB;
@@ -39,13 +40,13 @@ struct MulticastLoads {
         const uint32_t a = Layout::a_tile(base, state.stage);
         if constexpr (A::kKMajor) {
             const uint32_t half = rank * (Cfg::BM / 2);
-            tma_load_2d_multicast(a + half * 128, map_a, bar, k0, int(m0 + half), kBoth);
+            tma_load_3d_multicast(a + half * 128, map_a, bar, k0, int(m0 + half), batch_a, kBoth);
         } else {
             for (int pa = int(rank); pa < A::kPanels; pa += 2)
-                tma_load_2d_multicast(a + pa * A::kPanelBytes, map_a, bar, m0 + A::kRowElems * pa,
-                                      k0, kBoth);
+                tma_load_3d_multicast(a + pa * A::kPanelBytes, map_a, bar, m0 + A::kRowElems * pa,
+                                      k0, batch_a, kBoth);
         }
-        tma_load_tile<B>(Layout::b_tile(base, state.stage), map_b, bar, n0, k0);
+        tma_load_tile<B>(Layout::b_tile(base, state.stage), map_b, bar, n0, k0, batch_b);
 #endif
     }
 };

@@ -12,6 +12,8 @@
 // Built on rung 22, not 23: the 2-block clusters of rung 23 measured slower as a persistent
 // kernel (docs/ladder.md), so the fastest persistent form keeps single blocks.
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
+// auto also runs it with 128 x 128 tiles (PersistentNarrowConfig), for products and batches of
+// products whose n is too short to fill 256 columns.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -19,20 +21,22 @@
 namespace gemmlab::detail {
 
 namespace {
-struct PersistentRung {
-    using Config = hopper::PersistentConfig;
+template <class Cfg>
+struct PersistentRungOf {
+    using Config = Cfg;
     using Cluster = hopper::SingleBlock;
-    template <class Cfg, class Math, class Layout>
-    using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
+    template <class C, class Math, class Layout>
+    using Loads = hopper::TmaLoads<C, Math, Layout>;
     using Schedule = hopper::PersistentSchedule;
     using Epilogue = hopper::TmaStoreEpilogue;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
     template <class Math, class TOut, bool TA, bool TB>
     static constexpr auto kernel() {
-        return &hopper::warp_specialized_kernel<PersistentRung, Math, TOut, TA, TB>;
+        return &hopper::warp_specialized_kernel<PersistentRungOf, Math, TOut, TA, TB>;
     }
 };
+using PersistentRung = PersistentRungOf<hopper::PersistentConfig>;
 } // namespace
 
 template <class TIn, class TOut>
@@ -45,7 +49,13 @@ void launch_persistent_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
     hopper::launch_half<PersistentRung>(g, stream, splits);
 }
 
+template <class TIn, class TOut>
+void launch_persistent_narrow(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    hopper::launch_half<PersistentRungOf<hopper::PersistentNarrowConfig>>(g, stream);
+}
+
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
+GEMMLAB_INSTANTIATE_HALF(launch_persistent_narrow)
 GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 
 } // namespace gemmlab::detail

@@ -27,7 +27,7 @@ struct PersistentSchedule {
 template <int BN, class P, class TOut = std::remove_pointer_t<decltype(P::C)>>
 __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN / 2],
                                                const void* map_c, uint32_t buffers, int64_t m0,
-                                               int64_t n0, int wg) {
+                                               int64_t n0, int wg, int batch) {
     static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool leader = threadIdx.x % 128 == 0;
@@ -64,7 +64,7 @@ __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN
         fence_proxy_async();
         named_barrier(1 + wg, 128);
         if (leader) {
-            tma_store_2d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kStoreCols));
+            tma_store_3d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kStoreCols), batch);
             bulk_commit();
         }
     }
@@ -77,15 +77,17 @@ __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN
 struct TmaStoreEpilogue {
     template <class Cfg, class P, int N>
     __device__ __forceinline__ static void store(const P& p, const float (&acc)[N], const void* map_c,
-                                                 uint32_t buffers, int64_t m0, int64_t n0, int wg) {
+                                                 uint32_t buffers, int64_t m0, int64_t n0, int wg,
+                                                 int64_t batch) {
 #ifdef GEMMLAB_SM90A
         if constexpr (sizeof(*p.C) == 2) {
             if (p.tma_store) {
-                store_tile_tma<Cfg::BN>(p, acc, map_c, buffers, m0, n0, wg);
+                store_tile_tma<Cfg::BN>(p, acc, map_c, buffers, m0, n0, wg, int(batch));
                 return;
             }
         }
-        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0, n0, wg);
+        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C + batch * p.stride_c, p.ldc, p.alpha,
+                                     p.beta, m0, n0, wg);
 #endif
     }
     /// The last stores must have read their buffer before the block's shared memory goes.
@@ -97,14 +99,19 @@ struct TmaStoreEpilogue {
 #endif
     }
 
-    /// Host: the TMA store needs beta == 0, a C that TMA can address, and m % 8 == 0: the store
-    /// clips at the tensor's bounds only in 16-byte steps along the contiguous dimension
-    /// (docs/ladder.md, rung 24), so the last rows must end on a 16-byte boundary.
+    /// Host: the TMA store needs beta == 0, a C that TMA can address (a batch's matrices boxes
+    /// of one 3-D map), and m % 8 == 0: the store clips at the tensor's bounds only in 16-byte
+    /// steps along the contiguous dimension (docs/ladder.md, rung 24), so the last rows must end
+    /// on a 16-byte boundary.
     template <class TIn, class TOut, class P>
     static void prepare_c(const HalfArgs<TIn, TOut>& g, P& p, CUtensorMap& map_c) {
         if constexpr (sizeof(TOut) == 2) {
-            p.tma_store = g.beta == 0.0f && operand_feedable(g.C, g.ldc) && g.m % 8 == 0;
-            if (p.tma_store) map_c = make_operand_map(g.C, g.m, g.n, g.ldc, kStoreCols);
+            const MapBatch batch{g.batch.count, g.batch.strides.c};
+            p.tma_store = g.beta == 0.0f && operand_feedable(g.C, g.ldc) && g.m % 8 == 0 &&
+                          (!batch.per_product() ||
+                           batch_feedable(batch.stride, g.ldc, g.n, int64_t(sizeof(TOut))));
+            if (p.tma_store)
+                map_c = make_operand_map(g.C, g.m, g.n, g.ldc, kStoreCols, false, batch);
         }
     }
 };

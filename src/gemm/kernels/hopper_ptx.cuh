@@ -299,33 +299,35 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
 using ptx::mbar_wait;
 
 // --------------------------------------------------------------------------------------- TMA
-// PTX ISA "cp.async.bulk.tensor": a 2-D box of the tensor `map` describes (built on the
-// host, passed as a __grid_constant__ parameter) lands at `dst`, swizzled as the map says, and
-// completes `bytes` of transactions on barrier `bar`; elements outside the tensor are zeros.
+// PTX ISA "cp.async.bulk.tensor": a box of the tensor `map` describes (built on the host, passed
+// as a __grid_constant__ parameter) lands at `dst`, swizzled as the map says, and completes
+// `bytes` of transactions on barrier `bar`; elements outside the tensor are zeros. The Hopper
+// rungs' maps are 3-D: (x, y) inside one matrix, z the product of a strided batch (0 for a
+// single product).
 
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const void* map, uint32_t bar, int x,
-                                            int y) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
-                 "l"(map), "r"(bar), "r"(x), "r"(y)
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const void* map, uint32_t bar, int x,
+                                            int y, int z) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(x), "r"(y), "r"(z)
                  : "memory");
 }
 
-/// As tma_load_2d, and the box also lands at the same offset in every block of the cluster
+/// As tma_load_3d, and the box also lands at the same offset in every block of the cluster
 /// whose bit is set in `cta_mask`, completing bytes on each one's barrier at `bar`'s offset.
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const void* map, uint32_t bar,
-                                                      int x, int y, uint16_t cta_mask) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
-                 "l"(map), "r"(bar), "r"(x), "r"(y), "h"(cta_mask)
+__device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const void* map, uint32_t bar,
+                                                      int x, int y, int z, uint16_t cta_mask) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(x), "r"(y), "r"(z), "h"(cta_mask)
                  : "memory");
 }
 
-/// The other direction: the 2-D box at `src` (laid out as the map's swizzle says) is written to
-/// the tensor at (x, y), clipped to the tensor's bounds; tracked by this thread's bulk groups.
-__device__ __forceinline__ void tma_store_2d(const void* map, uint32_t src, int x, int y) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
-                 "r"(src), "r"(x), "r"(y)
+/// The other direction: the box at `src` (laid out as the map's swizzle says) is written to the
+/// tensor at (x, y, z), clipped to the tensor's bounds; tracked by this thread's bulk groups.
+__device__ __forceinline__ void tma_store_3d(const void* map, uint32_t src, int x, int y, int z) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
+                 "r"(src), "r"(x), "r"(y), "r"(z)
                  : "memory");
 }
 

@@ -36,6 +36,9 @@ using WgmmaConfig = BlockConfig<128, 128, 4>;                          // rung 2
 using TmaConfig = BlockConfig<128, 128, 4>;                            // rung 21
 using WarpSpecializedConfig = BlockConfig<128, 256, 4>;                // rungs 22, 23
 using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128>>; // rung 24
+/// Rung 24 for auto's narrow products (attention's P V, n = 64-128): half the columns, so six
+/// stages of 32 KB fit beside the C staging.
+using PersistentNarrowConfig = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128>>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;

@@ -60,9 +60,11 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m
 struct RegisterEpilogue {
     template <class Cfg, class P, int N>
     __device__ __forceinline__ static void store(const P& p, const float (&acc)[N], const void*,
-                                                 uint32_t, int64_t m0, int64_t n0, int wg) {
+                                                 uint32_t, int64_t m0, int64_t n0, int wg,
+                                                 int64_t batch) {
 #ifdef GEMMLAB_SM90A
-        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0, n0, wg);
+        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C + batch * p.stride_c, p.ldc, p.alpha,
+                                     p.beta, m0, n0, wg);
 #endif
     }
     /// Nothing left in flight when the consumers finish.

@@ -34,24 +34,39 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 EncodeTiled encode_tiled_entry();
 
-/// A 2-D tensor map over a column-major operand: `inner` contiguous elements per column,
-/// `outer` columns `ld` apart; boxes of 128 bytes x box_outer, 128-byte swizzle, zeros outside.
-/// With to_tf32 (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32).
+/// The products of a strided batch as one operand's tensor map sees them: `count` matrices
+/// `stride` elements apart. count 1 or stride 0: one matrix that every product reads.
+struct MapBatch {
+    int64_t count = 1;
+    int64_t stride = 0;
+    bool per_product() const { return count > 1 && stride != 0; }
+};
+
+/// A 3-D tensor map over a column-major operand: `inner` contiguous elements per column,
+/// `outer` columns `ld` apart, and the batch's matrices (one where every product shares it);
+/// boxes of 128 bytes x box_outer x one matrix, 128-byte swizzle, zeros outside. With to_tf32
+/// (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32).
 template <class T>
 CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer,
-                             bool to_tf32 = false) {
+                             bool to_tf32 = false, MapBatch batch = {}) {
     CUtensorMap map;
-    const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
-    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};
-    const cuuint32_t box[2] = {cuuint32_t(128 / sizeof(T)), cuuint32_t(box_outer)};
-    const cuuint32_t elem_strides[2] = {1, 1};
+    const int64_t matrix_bytes = ld * outer * int64_t(sizeof(T));
+    // One matrix: the third stride is never stepped, but must be a multiple of 16 bytes that
+    // does not fold back into the matrix.
+    const int64_t batch_bytes = batch.per_product() ? batch.stride * int64_t(sizeof(T))
+                                                    : (matrix_bytes + 15) / 16 * 16;
+    const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer),
+                                cuuint64_t(batch.per_product() ? batch.count : 1)};
+    const cuuint64_t strides[2] = {cuuint64_t(ld) * sizeof(T), cuuint64_t(batch_bytes)};
+    const cuuint32_t box[3] = {cuuint32_t(128 / sizeof(T)), cuuint32_t(box_outer), 1};
+    const cuuint32_t elem_strides[3] = {1, 1, 1};
     const auto type = std::is_same_v<T, float>    ? (to_tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                       : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                       : sizeof(T) == 1            ? CU_TENSOR_MAP_DATA_TYPE_UINT8 // FP8, INT8: bytes
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const CUresult r = encode_tiled_entry()(
-        &map, type, 2, const_cast<T*>(X), dims, strides, box, elem_strides,
+        &map, type, 3, const_cast<T*>(X), dims, strides, box, elem_strides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -66,13 +81,32 @@ bool operand_feedable(const TIn* X, int64_t ld) {
     return tma_readable(X, ld, int64_t(sizeof(TIn)));
 }
 
+/// True when a batched operand's matrices can be boxes of one 3-D tensor map: a stride of whole
+/// 16-byte units that does not reach back into the matrix before (outer columns ld apart).
+inline bool batch_feedable(int64_t stride, int64_t ld, int64_t outer, int64_t elem_bytes) {
+    return stride == 0 || ((stride * elem_bytes) % 16 == 0 && stride >= ld * outer);
+}
+
+/// Units of work a launch may hold (WorkUnits counts them in int).
+inline constexpr int64_t kMaxUnits = (int64_t(1) << 31) - 1;
+
 /// True when every 16-bit Hopper rung can run this problem (the caller falls back otherwise):
-/// both operands TMA-readable and every dimension inside TMA's 32-bit coordinates.
+/// both operands TMA-readable, every dimension inside TMA's 32-bit coordinates, and, for a
+/// strided batch, each operand's matrices boxes of a 3-D map and the tiles of all products
+/// countable in int.
 template <class TIn, class TOut>
 bool feedable(const HalfArgs<TIn, TOut>& g) {
     constexpr int64_t kCoordLimit = int64_t(1) << 31;
+    constexpr int64_t kElem = sizeof(TIn);
+    const auto& b = g.batch;
+    const bool batch_ok =
+        b.count == 1 ||
+        (b.count < kCoordLimit &&
+         batch_feedable(b.strides.a, g.lda, g.trans_a ? g.m : g.k, kElem) &&
+         batch_feedable(b.strides.b, g.ldb, g.trans_b ? g.k : g.n, kElem) &&
+         ceil_div(g.m, int64_t(64)) * ceil_div(g.n, int64_t(128)) * b.count <= kMaxUnits);
     return operand_feedable(g.A, g.lda) && operand_feedable(g.B, g.ldb) && g.m < kCoordLimit &&
-           g.n < kCoordLimit && g.k < kCoordLimit;
+           g.n < kCoordLimit && g.k < kCoordLimit && batch_ok;
 }
 
 /// The slices split-K really makes of k (k tiles of kTileK) when asked for `splits`: fewer when
@@ -99,13 +133,14 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     p.tiles_m = int(ceil_div(p.m, Cfg::BM));
     p.tiles_n = int(ceil_div(ceil_div(p.n, Cfg::BN), ClusterBlocks) * ClusterBlocks);
     if constexpr (!kFloatAccumulator<Math>) splits = 1; // no exact FP32 partials for INT8
+    if (p.batches > 1) splits = 1;                      // a batch has tiles enough
     p.k_splits = split_count<Math::kTileK>(p.k, splits, p.k_tiles_per_split);
     const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
     Workspace ws(p.k_splits > 1 ? partial_bytes : 0, stream);
     if (p.k_splits > 1 && !ws.data()) p.k_splits = split_count<Math::kTileK>(p.k, 1, p.k_tiles_per_split);
     p.partial = static_cast<float*>(ws.data());
     if (p.k_splits > 1) p.tma_store = false;
-    const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits;
+    const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits * p.batches;
     tile::set_max_dynamic_smem<Kernel>(Cfg::kSmemBytes);
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(unsigned(Schedule::grid(units, current_device_caps().sm_count, ClusterBlocks)));
@@ -127,29 +162,37 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
                                                    current_device_caps().sm_count, stream);
 }
 
-/// The 16-bit problem as the kernels' parameters (tile counts and split set by launch_tiles).
+/// The 16-bit problem (a strided batch of them) as the kernels' parameters (tile counts and
+/// split set by launch_tiles).
 template <class Math, class TIn, class TOut>
 Params<Math, TOut> half_params(const HalfArgs<TIn, TOut>& g) {
     Params<Math, TOut> p{};
     p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
     p.A = g.A, p.lda = g.lda, p.B = g.B, p.ldb = g.ldb, p.C = g.C, p.ldc = g.ldc;
+    p.batches = int(g.batch.count);
+    p.a_per_batch = g.batch.count > 1 && g.batch.strides.a != 0;
+    p.b_per_batch = g.batch.count > 1 && g.batch.strides.b != 0;
+    p.stride_c = g.batch.strides.c;
     return p;
 }
 
 /// TMA maps over the 16-bit operands for a BM x BN block tile, A's box split over the cluster's
 /// blocks: A K-major (k, m) boxes of 64 x BM / ClusterBlocks, MN-major (m, k) boxes of 64 x 64;
-/// B likewise with n (B is never split).
+/// B likewise with n (B is never split). A batched operand's matrices are the maps' third
+/// dimension.
 template <int BM, int BN, int ClusterBlocks, class TIn, class TOut>
 void make_half_maps(const HalfArgs<TIn, TOut>& g, CUtensorMap& map_a, CUtensorMap& map_b) {
-    map_a = g.trans_a ? make_operand_map(g.A, g.k, g.m, g.lda, BM / ClusterBlocks)
-                      : make_operand_map(g.A, g.m, g.k, g.lda, 64);
-    map_b = g.trans_b ? make_operand_map(g.B, g.n, g.k, g.ldb, 64)
-                      : make_operand_map(g.B, g.k, g.n, g.ldb, BN);
+    const MapBatch ba{g.batch.count, g.batch.strides.a}, bb{g.batch.count, g.batch.strides.b};
+    map_a = g.trans_a ? make_operand_map(g.A, g.k, g.m, g.lda, BM / ClusterBlocks, false, ba)
+                      : make_operand_map(g.A, g.m, g.k, g.lda, 64, false, ba);
+    map_b = g.trans_b ? make_operand_map(g.B, g.n, g.k, g.ldb, 64, false, bb)
+                      : make_operand_map(g.B, g.k, g.n, g.ldb, BN, false, bb);
 }
 
 /// A 16-bit rung's launcher: Rung's kernel on TMA maps of the caller's operands where TMA can
-/// read both (16-byte-aligned base and columns), k cut into `splits` slices; anything else takes
-/// rung 19's kernel, which handles any alignment. Rung names its Config, Schedule, Epilogue
+/// read both (16-byte-aligned base and columns; a strided batch in one launch), k cut into
+/// `splits` slices; anything else takes rung 19's kernel, which handles any alignment and
+/// batches natively too. Rung names its Config, Schedule, Epilogue
 /// (whose prepare_c sets up C's side: rung 24's TMA store), kClusterBlocks, kThreads and
 /// kernel<Math, TOut, TA, TB>().
 template <class Rung, class TIn, class TOut>

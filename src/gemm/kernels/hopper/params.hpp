@@ -1,7 +1,8 @@
 #pragma once
-// What the Hopper kernels receive: the column-major problem (as detail::HalfArgs), the tile
-// counts and split-K bookkeeping set by the host launch (launch.hpp), and the math policy's own
-// arguments (empty for the 16-bit inputs; 3xTF32's range guard for rung 26).
+// What the Hopper kernels receive: the column-major problem (as detail::HalfArgs), a strided
+// batch of such products, the tile counts and split-K bookkeeping set by the host launch
+// (launch.cuh), and the math policy's own arguments (empty for the 16-bit inputs; 3xTF32's range
+// guard for rung 26).
 
 #include <cstdint>
 #include <type_traits>
@@ -42,6 +43,12 @@ struct Params {
     int k_tiles_per_split;
     float* partial;
     bool tma_store; // C through shared memory by TMA (rung 24's epilogue, 16-bit C)
+    // A strided batch: product b reads A's and B's box b of their 3-D tensor maps (box 0 for an
+    // operand every product shares: stride 0) and writes C + b * stride_c. One product unless
+    // the launcher batches natively.
+    int batches = 1;
+    bool a_per_batch = false, b_per_batch = false;
+    int64_t stride_c = 0;
     typename Math::Args math;
 };
 

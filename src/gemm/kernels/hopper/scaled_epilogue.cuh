@@ -70,10 +70,11 @@ __device__ __forceinline__ void store_scaled_tile(const Acc (&acc)[BN / 2], int6
 struct ScaledEpilogue {
     template <class Cfg, class P, class Acc, int N>
     __device__ __forceinline__ static void store(const P& p, const Acc (&acc)[N], const void*,
-                                                 uint32_t, int64_t m0, int64_t n0, int wg) {
+                                                 uint32_t, int64_t m0, int64_t n0, int wg,
+                                                 int64_t batch) {
 #ifdef GEMMLAB_SM90A
-        store_scaled_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, p.math,
-                                            m0, n0, wg);
+        store_scaled_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C + batch * p.stride_c, p.ldc,
+                                            p.alpha, p.beta, p.math, m0, n0, wg);
 #endif
     }
     template <class TOut>

@@ -1,6 +1,7 @@
 #pragma once
 // Which output tile and k range a block works on: the tile scheduler of the Hopper rungs.
-// A work unit is a (tile, k slice) pair, slice-major (split-K: one slice when k is not split).
+// A work unit is a (product, tile, k slice) triple: product-major, then slice-major (split-K: one
+// slice when k is not split; a strided batch: one product per batch, never split).
 // Tiles go in a grouped order: groups of kGroupM tile rows, m fastest inside a group, so blocks
 // running together share B columns and a compact set of A rows; the blocks of one cluster take
 // neighbouring columns of the same row. Rungs 20-23 give each block one unit (OneTilePerBlock);
@@ -14,23 +15,27 @@ namespace gemmlab::detail::hopper {
 /// Tile rows per raster group (L2 reuse of B).
 inline constexpr int kGroupM = 8;
 
-/// One unit: tile (tm, tn) over k tiles [kt0, kt1) of slice `slice`.
+/// One unit: tile (tm, tn) of product `batch` over k tiles [kt0, kt1) of slice `slice`.
 struct WorkUnit {
-    int tm, tn, kt0, kt1, slice;
+    int tm, tn, kt0, kt1, slice, batch;
 };
 
 /// The units of a launch, for clusters of ClusterBlocks blocks along n.
 template <int ClusterBlocks>
 struct WorkUnits {
     int tiles_m, tiles_n, k_tiles, k_tiles_per_split;
-    int count; // units: tiles x slices
+    int per_product; // tiles x slices
+    int count;       // units: products x tiles x slices (the host keeps it inside int)
 
     __device__ __forceinline__ WorkUnits(int tiles_m_, int tiles_n_, int k_tiles_, int splits,
-                                         int k_tiles_per_split_)
+                                         int k_tiles_per_split_, int batches = 1)
         : tiles_m(tiles_m_), tiles_n(tiles_n_), k_tiles(k_tiles_),
-          k_tiles_per_split(k_tiles_per_split_), count(tiles_m_ * tiles_n_ * splits) {}
+          k_tiles_per_split(k_tiles_per_split_), per_product(tiles_m_ * tiles_n_ * splits),
+          count(per_product * batches) {}
 
-    __device__ __forceinline__ WorkUnit operator[](int u) const {
+    __device__ __forceinline__ WorkUnit operator[](int unit) const {
+        const int batch = unit / per_product;
+        const int u = unit - batch * per_product;
         const int tiles = tiles_m * tiles_n;
         const int t = u % tiles;
         const int cl = t % ClusterBlocks;
@@ -45,6 +50,7 @@ struct WorkUnits {
         w.tm = first_m + in_group % rows;
         w.tn = (in_group / rows) * ClusterBlocks + cl;
         w.slice = u / tiles;
+        w.batch = batch;
         w.kt0 = w.slice * k_tiles_per_split;
         w.kt1 = min(k_tiles, w.kt0 + k_tiles_per_split);
         return w;
