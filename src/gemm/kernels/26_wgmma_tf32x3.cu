@@ -22,6 +22,11 @@ namespace gemmlab::detail {
 
 namespace hopper {
 
+/// k steps of 8 whose products the tensor cores sum before the sum is promoted into FP32 with
+/// round-to-nearest adds (MmaTf32x3): 16 k a promotion. docs/precision.md ("3xTF32") derives
+/// the bound from it and gives the error measured beside SGEMM's.
+inline constexpr int kTf32x3PromoteSteps = 2;
+
 /// 3xTF32 math: a big and a small TF32 part of each operand, both K-major (the pack step writes
 /// the small parts as rows m.. of A's array and n.. of B's), three wgmma per k step.
 struct MmaTf32x3 {
@@ -57,13 +62,19 @@ struct MmaTf32x3 {
 
         static constexpr int kN = B::kPanelRows; // BN
         /// The tensor cores sum in FP32 without rounding to nearest (their error grows with
-        /// k, and faster for same-sign data), so each k step's three products are summed from
-        /// zero into one of two step accumulators, and the step before it, finished, is added
-        /// into the caller's accumulators with ordinary round-to-nearest adds: the tensor cores
-        /// never sum more than 8 k of products, and the two step accumulators let one step's
-        /// wgmma run while the other's sum is added (docs/precision.md, "3xTF32").
+        /// the length of a sum, and faster for same-sign data), so the products of
+        /// kPromoteSteps k steps of 8 are summed from zero into one of two interval sums, and
+        /// the interval before it, finished, is added into the caller's accumulators with
+        /// ordinary round-to-nearest adds: the tensor cores never sum more than 8 x
+        /// kPromoteSteps k of products, and the two interval sums let one interval's wgmma run
+        /// while the other's is added (docs/precision.md, "3xTF32", derives the bound from the
+        /// interval's length).
+        static constexpr int kPromoteSteps = kTf32x3PromoteSteps;
+        static_assert(kPromoteSteps == 1 || kPromoteSteps == 2,
+                      "a k tile's 4 steps must make an even number of intervals, so that the "
+                      "two interval sums alternate at fixed registers");
         float step_sum[2][kN / 2];
-        bool pending = false; // step_sum[1] holds the last step of the previous k tile
+        bool pending = false; // step_sum[1] holds the last interval of the previous k tile
 
         __device__ __forceinline__ static void add_step(float (&acc)[kN / 2],
                                                         float (&step)[kN / 2]) {
@@ -78,7 +89,7 @@ struct MmaTf32x3 {
         __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
                                                bool accumulate) {
 #ifdef GEMMLAB_SM90A
-            static_assert(BN == kN, "the step accumulators are the block tile's width");
+            static_assert(BN == kN, "the interval sums are the block tile's width");
             if (!accumulate) { // a new tile: its sum starts at zero
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -86,7 +97,9 @@ struct MmaTf32x3 {
             }
 #pragma unroll
             for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 8
-                float(&step)[BN / 2] = step_sum[ks % 2];
+                const int interval = ks / kPromoteSteps;
+                const bool opens = ks % kPromoteSteps == 0, closes = ks % kPromoteSteps == kPromoteSteps - 1;
+                float(&step)[BN / 2] = step_sum[interval % 2];
                 const uint64_t da = operand_descriptor<A>(a, 64 * wg, ks);
                 const uint64_t db = operand_descriptor<B>(b, 0, ks);
                 const uint64_t da_small = operand_descriptor<A>(a + A::kBytes, 64 * wg, ks);
@@ -94,13 +107,14 @@ struct MmaTf32x3 {
                 // The small products first (as rung 17): they add to a small partial sum
                 // before the big product joins it.
                 wgmma_fence();
-                wgmma_tf32<BN>(step, da_small, db, 0);
+                wgmma_tf32<BN>(step, da_small, db, opens ? 0 : 1);
                 wgmma_tf32<BN>(step, da, db_small, 1);
                 wgmma_tf32<BN>(step, da, db, 1);
+                if (!closes) continue;
                 wgmma_commit();
-                if (ks > 0 || pending) {
-                    wgmma_wait<1>(); // the step before this one is done
-                    add_step(acc, step_sum[(ks + 1) % 2]);
+                if (interval > 0 || pending) {
+                    wgmma_wait<1>(); // the interval before this one is done
+                    add_step(acc, step_sum[(interval + 1) % 2]);
                 }
             }
             pending = true;
