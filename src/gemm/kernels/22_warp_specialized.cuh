@@ -53,8 +53,10 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     }
     Cluster::sync(); // every block's barriers exist before any arrival reaches them
 
-    const WorkUnits<Cluster::kBlocks> units(p.tiles_m, p.tiles_n, int((p.k + kTK - 1) / kTK),
-                                            p.k_splits, p.k_tiles_per_split, p.batches);
+    constexpr bool kBatched = batches_natively<Rung>();
+    const WorkUnits<Cluster::kBlocks, kBatched> units(p.tiles_m, p.tiles_n,
+                                                      int((p.k + kTK - 1) / kTK), p.k_splits,
+                                                      p.k_tiles_per_split, p.batches);
     const int step = Rung::Schedule::step(units.count);
 
     if (threadIdx.x / 128 == Cfg::kConsumers) { // the producer warpgroup

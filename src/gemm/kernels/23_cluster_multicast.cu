@@ -63,6 +63,7 @@ struct ClusterMulticastRung {
     using Epilogue = hopper::RegisterEpilogue;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
+    static constexpr bool kNativeBatch = true;
     template <class Math, class TOut, bool TA, bool TB>
     static constexpr auto kernel() {
         return &hopper::warp_specialized_kernel<ClusterMulticastRung, Math, TOut, TA, TB>;

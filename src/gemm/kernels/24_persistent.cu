@@ -31,6 +31,7 @@ struct PersistentRungOf {
     using Epilogue = hopper::TmaStoreEpilogue;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
+    static constexpr bool kNativeBatch = true;
     template <class Math, class TOut, bool TA, bool TB>
     static constexpr auto kernel() {
         return &hopper::warp_specialized_kernel<PersistentRungOf, Math, TOut, TA, TB>;

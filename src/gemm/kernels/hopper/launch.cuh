@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -73,6 +74,15 @@ CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t l
         throw CudaFailure("cuTensorMapEncodeTiled rejected an operand map (error " +
                           std::to_string(int(r)) + ")");
     return map;
+}
+
+/// Whether Rung covers a strided batch in one launch (Rung::kNativeBatch; absent: false). A
+/// kernel of a rung that does not carries none of the batch arithmetic (rung 30's registers
+/// have no room for it).
+template <class Rung>
+constexpr bool batches_natively() {
+    if constexpr (requires { Rung::kNativeBatch; }) return Rung::kNativeBatch;
+    else return false;
 }
 
 /// True when TMA / 16-byte cp.async can read the operand: 16-byte-aligned base and columns.
@@ -197,6 +207,8 @@ void make_half_maps(const HalfArgs<TIn, TOut>& g, CUtensorMap& map_a, CUtensorMa
 /// kernel<Math, TOut, TA, TB>().
 template <class Rung, class TIn, class TOut>
 void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1) {
+    if (g.batch.count > 1 && !batches_natively<Rung>())
+        throw std::logic_error("a strided batch reached a Hopper rung that runs one product");
     if (!feedable(g)) {
         launch_mma_sync_f16(g, stream);
         return;

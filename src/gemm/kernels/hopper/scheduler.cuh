@@ -20,8 +20,9 @@ struct WorkUnit {
     int tm, tn, kt0, kt1, slice, batch;
 };
 
-/// The units of a launch, for clusters of ClusterBlocks blocks along n.
-template <int ClusterBlocks>
+/// The units of a launch, for clusters of ClusterBlocks blocks along n; Batched: of every
+/// product of a strided batch (else one product, and none of the batch arithmetic).
+template <int ClusterBlocks, bool Batched = false>
 struct WorkUnits {
     int tiles_m, tiles_n, k_tiles, k_tiles_per_split;
     int per_product; // tiles x slices
@@ -31,10 +32,10 @@ struct WorkUnits {
                                          int k_tiles_per_split_, int batches = 1)
         : tiles_m(tiles_m_), tiles_n(tiles_n_), k_tiles(k_tiles_),
           k_tiles_per_split(k_tiles_per_split_), per_product(tiles_m_ * tiles_n_ * splits),
-          count(per_product * batches) {}
+          count(Batched ? per_product * batches : per_product) {}
 
     __device__ __forceinline__ WorkUnit operator[](int unit) const {
-        const int batch = unit / per_product;
+        const int batch = Batched ? unit / per_product : 0;
         const int u = unit - batch * per_product;
         const int tiles = tiles_m * tiles_n;
         const int t = u % tiles;
