@@ -263,6 +263,12 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 // everywhere: it is what a GPU without tensor cores for 16-bit types gets.
 // Rates: bf16 4096^3 row-major nn (docs/auto.md). The wgmma rungs fall back to rung 19's kernel
 // by themselves where TMA cannot read an operand (unaligned).
+/// A configuration's split-K launcher run in one slice: its `launch` where that is all it has.
+template <auto Split, class Args>
+void whole(const Args& g, cudaStream_t stream) {
+    Split(g, stream, 1);
+}
+
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
@@ -271,12 +277,22 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(677000),
          .smem_bytes = hopper::PersistentConfig::kSmemBytes, .launch = &launch_persistent<TIn, TOut>,
          .needs_sm90a = true, .launch_split = &launch_persistent_split<TIn, TOut>},
-        // Narrow outputs (n <= 128: attention's P V) and batches of them.
+        // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
+        // batches of them.
         {.name = "persistent 128x128x64 ws", .bm = hopper::PersistentNarrowConfig::BM,
          .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(600000),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
-         .launch = &launch_persistent_narrow<TIn, TOut>, .needs_sm90a = true},
+         .launch = &whole<&launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>>,
+         .needs_sm90a = true,
+         .launch_split = &launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>},
+        {.name = "persistent 128x64x64 ws", .bm = hopper::PersistentSlimConfig::BM,
+         .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(450000),
+         .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
+         .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
+         .needs_sm90a = true,
+         .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>},
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,

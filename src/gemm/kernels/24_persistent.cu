@@ -12,8 +12,9 @@
 // Built on rung 22, not 23: the 2-block clusters of rung 23 measured slower as a persistent
 // kernel (docs/ladder.md), so the fastest persistent form keeps single blocks.
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
-// auto also runs it with 128 x 128 tiles (PersistentNarrowConfig), for products and batches of
-// products whose n is too short to fill 256 columns.
+// auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
+// PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
+// columns.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -21,6 +22,7 @@
 namespace gemmlab::detail {
 
 namespace {
+/// Rung 24 on block config Cfg; a config without C staging (kStoreBytes 0) stores from registers.
 template <class Cfg>
 struct PersistentRungOf {
     using Config = Cfg;
@@ -28,7 +30,8 @@ struct PersistentRungOf {
     template <class C, class Math, class Layout>
     using Loads = hopper::TmaLoads<C, Math, Layout>;
     using Schedule = hopper::PersistentSchedule;
-    using Epilogue = hopper::TmaStoreEpilogue;
+    using Epilogue = std::conditional_t<(Cfg::kStoreBytes > 0), hopper::TmaStoreEpilogue,
+                                        hopper::RegisterEpilogue>;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
     static constexpr bool kNativeBatch = true;
@@ -50,13 +53,25 @@ void launch_persistent_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
     hopper::launch_half<PersistentRung>(g, stream, splits);
 }
 
-template <class TIn, class TOut>
-void launch_persistent_narrow(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    hopper::launch_half<PersistentRungOf<hopper::PersistentNarrowConfig>>(g, stream);
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    hopper::launch_half<PersistentRungOf<Cfg>>(g, stream, splits);
 }
 
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
-GEMMLAB_INSTANTIATE_HALF(launch_persistent_narrow)
 GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
+
+#define GEMMLAB_INSTANTIATE_TILES(Cfg)                                                             \
+    template void launch_persistent_tiles<Cfg, __nv_bfloat16, __nv_bfloat16>(                      \
+        const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t, int);                         \
+    template void launch_persistent_tiles<Cfg, __nv_bfloat16, float>(                              \
+        const HalfArgs<__nv_bfloat16, float>&, cudaStream_t, int);                                 \
+    template void launch_persistent_tiles<Cfg, __half, __half>(const HalfArgs<__half, __half>&,    \
+                                                               cudaStream_t, int);                 \
+    template void launch_persistent_tiles<Cfg, __half, float>(const HalfArgs<__half, float>&,      \
+                                                              cudaStream_t, int);
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
+#undef GEMMLAB_INSTANTIATE_TILES
 
 } // namespace gemmlab::detail

@@ -42,8 +42,10 @@ template <class TIn, class TOut> void launch_tma(const HalfArgs<TIn, TOut>&, cud
 template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn, TOut>&, cudaStream_t);  // 22
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
-/// Rung 24's kernel on 128 x 128 tiles (hopper::PersistentNarrowConfig), for auto.
-template <class TIn, class TOut> void launch_persistent_narrow(const HalfArgs<TIn, TOut>&, cudaStream_t);
+/// Rung 24's kernel on one of auto's narrower block tiles, Cfg hopper::PersistentNarrowConfig
+/// (128 x 128) or PersistentSlimConfig (128 x 64); splits > 1: split-K.
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 
 // Rung 27 (27_small.cu): every type, float and double through launch_small, the four half pairs
 // through launch_small_half. One warp computes a kSmallTile x kSmallTile tile of C.

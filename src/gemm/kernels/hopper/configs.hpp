@@ -22,7 +22,7 @@ struct BlockConfig {
     static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
 
     static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of m64");
-    static_assert(BN == 128 || BN == 256, "wgmma n128 or n256");
+    static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
     static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
@@ -36,9 +36,12 @@ using WgmmaConfig = BlockConfig<128, 128, 4>;                          // rung 2
 using TmaConfig = BlockConfig<128, 128, 4>;                            // rung 21
 using WarpSpecializedConfig = BlockConfig<128, 256, 4>;                // rungs 22, 23
 using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128>>; // rung 24
-/// Rung 24 for auto's narrow products (attention's P V, n = 64-128): half the columns, so six
-/// stages of 32 KB fit beside the C staging.
+/// Rung 24 for auto's narrow products (attention's P V, n = 64-128; a prefill of 65-128
+/// tokens): half the columns, so six stages of 32 KB fit beside the C staging.
 using PersistentNarrowConfig = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128>>;
+/// And for n <= 64 (a prefill of up to 64 tokens against a weight): a quarter of the columns,
+/// eight stages of 24 KB; C from registers (the TMA store's staging is 128 columns wide).
+using PersistentSlimConfig = BlockConfig<128, 64, 8>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
