@@ -94,10 +94,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
-        // 64 tiles of 128x128, one per SM: rung 24's kernel on 128x128 tiles (its producer
-        // warpgroup) ahead of rung 21's.
-        {DataType::BF16, Precision::Default, 1024, 1024, 1024, 1, "persistent 128x128x64 ws", 1},
-        {DataType::BF16, Precision::Default, 512, 512, 16384, 1, "persistent 128x256x64 ws", 16},
+        // 64 tiles of 128x128 would leave half the SMs idle: rung 24's kernel on 128 tiles of
+        // 128x64.
+        {DataType::BF16, Precision::Default, 1024, 1024, 1024, 1, "persistent 128x64x64 ws", 1},
+        // 16 tiles of 128x128 in 8 slices: 128 units, as many as 8 tiles of 128x256 in 16.
+        {DataType::BF16, Precision::Default, 512, 512, 16384, 1, "persistent 128x128x64 ws", 8},
         // Attention's Q K^T and P V as strided batches: rung 24's kernel over every product's
         // tiles, 128x128 where n = 64 would leave 128x256 three quarters empty.
         {DataType::BF16, Precision::Default, 1024, 1024, 64, 64, "persistent 128x256x64 ws", 1},
