@@ -143,7 +143,7 @@ def speed(args):
     for dt in (bf16, f16):
         cases += [(f"{dt}"[6:], dt, "default", False, 0, n, n, n, "square") for n in squares]
     cases += [("float32 default vs highest", f32, "default", False, 0, n, n, n, "square")
-              for n in ((4096,) if args.quick else (1024, 2048, 4096))]
+              for n in ((4096,) if args.quick else (1024, 2048, 4096, 8192))]
     cases += [("float32 tf32 vs tf32", f32, "tf32", True, 0, n, n, n, "square") for n in (4096,)]
     cases += [("float64", f64, "default", False, 0, 4096, 4096, 4096, "square")]
     # Attention: batch*heads, sequence, head dimension; Q K^T (K transposed in place) and P V.
