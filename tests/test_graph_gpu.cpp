@@ -256,6 +256,8 @@ void check_graph(const Entry& e, const Variant& v, uint64_t seed) {
         EXPECT_TRUE(nodes.has_kernel("warp_specialized_kernel")) << what << ": the fallback ran";
     if (e.kernel == "wgmma_tf32x3")
         EXPECT_GE(nodes.mem_alloc, 1u) << what << ": no workspace for the pack step in the graph";
+    if (e.kernel == "int8_emulation")
+        EXPECT_GE(nodes.mem_alloc, 1u) << what << ": no workspace for the residue planes in the graph";
     if (e.kernel == "auto")
         std::printf("%s: graph of %zu nodes (%zu kernels, %zu workspace allocations)\n", what.c_str(),
                     nodes.total, nodes.kernels, nodes.mem_alloc);

@@ -29,6 +29,16 @@ template <class T> void launch_tf32x3(const GemmArgs<T>&, cudaStream_t);        
 template <class T> void launch_wgmma_tf32(const GemmArgs<T>&, cudaStream_t);              // 25
 template <class T> void launch_wgmma_tf32x3(const GemmArgs<T>&, cudaStream_t);            // 26
 
+// Rung 31 (31_int8_emulation.cu): float and double emulated on INT8 tensor cores (Ozaki scheme
+// II). The registry's launcher takes its modulus count from GEMMLAB_OZAKI_MODULI (unset: auto).
+struct Int8EmulationOptions {
+    int moduli = 0;       ///< INT8 GEMMs per k chunk, 1..20; 0: the fewest that meet T's precision
+    bool fallback = true; ///< the precision promise; off only where a test shows what it prevents
+};
+template <class T> void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t);          // 31
+template <class T>
+void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t, const Int8EmulationOptions&);
+
 // Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
 // instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file
 // (GEMMLAB_INSTANTIATE_HALF).

@@ -1,0 +1,209 @@
+// Rung 31: double and float GEMM emulated on INT8 tensor cores (Ozaki scheme II).
+//
+// Idea: Hopper's INT8 wgmma (rung 30) sums exactly in int32 at ~30x the FP64 rate. Scale each
+// row of op(A) and column of op(B) by a power of two so that its largest element has `bits`
+// bits (a' = rint(a 2^e), |a'| <= 2^bits), and C' = A'B' is an integer product. Take residues
+// of A' and B' modulo N pairwise-coprime moduli <= 256 (int8 in the symmetric range): one exact
+// INT8 GEMM per modulus gives C' mod m_l, and the Chinese remainder theorem gives C' itself
+// once P = m_1 ... m_N > 2 k 2^(2 bits). Then C = alpha 2^(-e_i - f_j) C' + beta C.
+// Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented emulation of floating-point matrix
+// multiplication using an integer modular technique" (2025).
+// The schedule (kernels in ozaki/kernels.cuh, arithmetic in ozaki/crt.hpp):
+//   split A, split B    each operand read for its row maxima, then again for N residue
+//                       planes + 1 magnitude plane
+//   per modulus l       INT8 GEMM (rung 30's launcher, K-major planes, no pack) into one int32
+//                       buffer W; fold W to (y_l W) mod m_l, one byte per element
+//   magnitude GEMM      floor(|a'| / 2^(bits-7)) products: a lower bound of sum |A||B|
+//   reconstruct         exact 160-bit CRT, scale back, alpha/beta; where the inputs break the
+//                       precision promise (Inf/NaN, or an exponent spread that the scaling's
+//                       error cannot afford against the lower bound) mark the element instead
+//   native              marked elements recomputed with FMAs in T
+// Every decision is taken on the device: no host synchronization, nothing allocated but the
+// pool's workspace, so a call can be captured in a CUDA graph. k beyond one GEMM's int32
+// exactness (kMaxChunkK) is cut into chunks whose sums are folded mod m_l before they combine.
+// N: fewest moduli that give the type's significand bits (53 double, 24 float) for this k, or
+// GEMMLAB_OZAKI_MODULI (1..20) for experiments; the bound and the rules: docs/precision.md,
+// "Rung 31". Changed from rung 30: nothing in its kernel; this rung is the passes around it.
+// Measured: docs/ladder.md.
+
+#include <cstdlib>
+#include <type_traits>
+
+#include "gemm/device_caps.hpp"
+#include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/ozaki/kernels.cuh"
+#include "gemm/quantized_problem.hpp"
+#include "gemm/workspace.hpp"
+
+namespace gemmlab::detail {
+
+namespace {
+
+/// Carves one workspace into 256-byte-aligned pieces, in order.
+class Carver {
+public:
+    explicit Carver(char* base) : base_(base) {}
+    template <class P>
+    P* take(size_t bytes) {
+        P* p = base_ ? reinterpret_cast<P*>(base_ + used_) : nullptr;
+        used_ += (bytes + 255) / 256 * 256;
+        return p;
+    }
+    size_t used() const { return used_; }
+
+private:
+    char* base_;
+    size_t used_ = 0;
+};
+
+/// The workspace of one call: the residue planes of both operands, their scales, the int32
+/// GEMM buffer, the folded bytes and the native pass's list.
+struct Buffers {
+    int8_t* planes_a; // (count + 1) planes of m x kp
+    int8_t* planes_b; // (count + 1) planes of n x kp
+    ozaki::RowScale* scales_a;
+    ozaki::RowScale* scales_b;
+    int32_t* sums;     // W: m x n, leading dimension ld
+    uint8_t* residues; // count planes of ld x n bytes
+    ozaki::NativeList native;
+};
+
+struct Sizes {
+    int64_t m, n, kp, ld, tiles;
+    int count;
+};
+
+Buffers carve(const Sizes& s, Carver* c) {
+    Buffers b{};
+    const size_t planes = size_t(s.count) + 1;
+    b.planes_a = c->take<int8_t>(planes * size_t(s.m) * size_t(s.kp));
+    b.planes_b = c->take<int8_t>(planes * size_t(s.n) * size_t(s.kp));
+    b.scales_a = c->take<ozaki::RowScale>(size_t(s.m) * sizeof(ozaki::RowScale));
+    b.scales_b = c->take<ozaki::RowScale>(size_t(s.n) * sizeof(ozaki::RowScale));
+    b.sums = c->take<int32_t>(size_t(s.ld) * size_t(s.n) * sizeof(int32_t));
+    b.residues = c->take<uint8_t>(size_t(s.count) * size_t(s.ld) * size_t(s.n));
+    b.native.tiles = c->take<int>(size_t(s.tiles) * sizeof(int));
+    b.native.count = c->take<int>(sizeof(int));
+    return b;
+}
+
+/// fold_kernel<l> for a run-time l.
+template <int L = 0>
+void launch_fold(int l, const int32_t* W, int64_t ld, int64_t m, int64_t n, uint32_t y,
+                 bool accumulate, uint8_t* Q, unsigned grid, cudaStream_t stream) {
+    if constexpr (L < ozaki::kMaxModuli) {
+        if (l != L) return launch_fold<L + 1>(l, W, ld, m, n, y, accumulate, Q, grid, stream);
+        ozaki::fold_kernel<L><<<grid, ozaki::kThreads, 0, stream>>>(W, ld, m, n, y, accumulate, Q);
+        GEMMLAB_CHECK_LAUNCH();
+    }
+}
+
+/// The CRT constants on the host (the fold needs y_l).
+constexpr ozaki::CrtTable kHostCrt = ozaki::make_crt_table();
+
+/// The native path for a call the emulation cannot take at all (no workspace).
+template <class T>
+void launch_native(const GemmArgs<T>& g, cudaStream_t stream) {
+    if constexpr (std::is_same_v<T, double>) launch_dmma<double>(g, stream);
+    else launch_async_pipeline<float>(g, stream);
+}
+
+/// The modulus count GEMMLAB_OZAKI_MODULI asks for (0: automatic).
+int moduli_from_environment() {
+    const char* v = std::getenv("GEMMLAB_OZAKI_MODULI");
+    if (!v) return 0;
+    const int n = std::atoi(v);
+    return n > 0 && n <= ozaki::kMaxModuli ? n : 0;
+}
+
+} // namespace
+
+template <class T>
+void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
+                           const Int8EmulationOptions& options) {
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    const ozaki::Plan plan = ozaki::plan_for(kDouble, g.k, options.moduli);
+    const int count = plan.moduli;
+    const Sizes s{.m = g.m,
+                  .n = g.n,
+                  .kp = (g.k + 15) / 16 * 16, // residue rows: 16-byte aligned for TMA
+                  .ld = (g.m + 3) / 4 * 4,    // W and the residue bytes: 4 rows per thread
+                  .tiles = ceil_div(g.m, ozaki::kTile) * ceil_div(g.n, ozaki::kTile),
+                  .count = count};
+    Carver sizing(nullptr);
+    carve(s, &sizing);
+    Workspace ws(sizing.used(), stream);
+    if (!ws.data()) return launch_native(g, stream);
+    Carver carver(static_cast<char*>(ws.data()));
+    const Buffers b = carve(s, &carver);
+    const int64_t plane_a = s.m * s.kp, plane_b = s.n * s.kp, plane_q = s.ld * s.n;
+
+    // Split both operands: op(A) is m x k, K-major when A is stored transposed; op(B)^T is
+    // n x k, K-major when B is not.
+    const auto split = [&](const T* X, int64_t ld, bool k_major, int64_t rows, int8_t* planes,
+                           int64_t plane_bytes, ozaki::RowScale* scales) {
+        const auto kernel = ozaki::narrow_bits(plan.bits) ? &ozaki::split_kernel<T, true>
+                                                          : &ozaki::split_kernel<T, false>;
+        kernel<<<unsigned(ceil_div(rows, ozaki::kSplitRows)), ozaki::kThreads, 0, stream>>>(
+            X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, scales);
+        GEMMLAB_CHECK_LAUNCH();
+    };
+    split(g.A, g.lda, g.trans_a, g.m, b.planes_a, plane_a, b.scales_a);
+    split(g.B, g.ldb, !g.trans_b, g.n, b.planes_b, plane_b, b.scales_b);
+
+    // One exact INT8 GEMM of planes l over k [p0, p0 + chunk): W = A_l B_l^T, K-major operands
+    // (16-byte aligned rows of kp bytes), so rung 30 reads them as they are.
+    const auto int8_gemm = [&](int l, int64_t p0) {
+        const int64_t chunk = std::min(ozaki::kMaxChunkK, g.k - p0);
+        const QuantArgs q{.m = g.m,
+                          .n = g.n,
+                          .k = chunk,
+                          .alpha = 1.0f,
+                          .beta = 0.0f,
+                          .A = b.planes_a + l * plane_a + p0,
+                          .lda = s.kp,
+                          .trans_a = true, // stored k x m: op(A) K-major
+                          .B = b.planes_b + l * plane_b + p0,
+                          .ldb = s.kp,
+                          .trans_b = false, // stored k x n: op(B) K-major
+                          .C = b.sums,
+                          .ldc = s.ld,
+                          .scales = {}};
+        launch_wgmma_int8<int32_t>(q, stream);
+    };
+    const int64_t quads = ceil_div(g.m, 4) * g.n;
+    const unsigned fold_grid = unsigned(std::min<int64_t>(
+        ceil_div(quads, ozaki::kThreads), int64_t(current_device_caps().sm_count) * 16));
+    for (int l = 0; l < count; ++l)
+        for (int64_t p0 = 0; p0 < g.k; p0 += ozaki::kMaxChunkK) {
+            int8_gemm(l, p0);
+            launch_fold(l, b.sums, s.ld, g.m, g.n, kHostCrt.of[count].inverse[l], p0 > 0,
+                        b.residues + l * plane_q, fold_grid, stream);
+        }
+    int8_gemm(count, 0); // the magnitude planes; the first chunk is a lower bound already
+
+    GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
+    ozaki::reconstruct_kernel<T><<<unsigned(s.tiles), ozaki::kThreads, 0, stream>>>(
+        g.m, g.n, g.k, g.alpha, g.beta, g.C, g.ldc, count, plan.bits,
+        ozaki::truncation_allowance(kDouble, g.k), options.fallback, b.residues, plane_q, b.sums,
+        s.ld, b.scales_a, b.scales_b, b.native);
+    GEMMLAB_CHECK_LAUNCH();
+    const unsigned native_grid =
+        unsigned(std::min<int64_t>(s.tiles, int64_t(current_device_caps().sm_count) * 4));
+    ozaki::native_kernel<T><<<native_grid, ozaki::kThreads, 0, stream>>>(g, b.sums, s.ld, b.native);
+    GEMMLAB_CHECK_LAUNCH();
+} // ws is freed on the stream after the last kernel
+
+template <class T>
+void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream) {
+    launch_int8_emulation(g, stream, Int8EmulationOptions{.moduli = moduli_from_environment()});
+}
+
+template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t);
+template void launch_int8_emulation<double>(const GemmArgs<double>&, cudaStream_t);
+template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t,
+                                           const Int8EmulationOptions&);
+template void launch_int8_emulation<double>(const GemmArgs<double>&, cudaStream_t,
+                                            const Int8EmulationOptions&);
+
+} // namespace gemmlab::detail

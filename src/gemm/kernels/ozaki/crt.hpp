@@ -1,0 +1,410 @@
+#pragma once
+// The integer arithmetic of rung 31 (31_int8_emulation.cu), as plain functions that its kernels
+// (ozaki/kernels.cuh) and the CPU test (tests/test_ozaki.cpp) share: the moduli, how many of them
+// a call needs and how many bits that leaves its scaled operands, the symmetric residues, and
+// the Chinese-remainder reconstruction in exact 160-bit integers. docs/precision.md ("Rung 31")
+// derives every rule used here.
+
+#include <cmath>
+#include <cstdint>
+
+#include "gemm/element.hpp" // GEMMLAB_HOST_DEVICE
+
+// Unrolled on the device (static limb indices keep a Wide in registers), plain on the host.
+#if defined(__CUDA_ARCH__)
+#define GEMMLAB_OZAKI_UNROLL _Pragma("unroll")
+#else
+#define GEMMLAB_OZAKI_UNROLL
+#endif
+
+namespace gemmlab::detail::ozaki {
+
+/// The most moduli a call uses, and the moduli themselves: pairwise coprime, at most 256, the
+/// largest first (each adds log2(m) bits to the product P). Residues fit int8 in the symmetric
+/// range: [-128, 127] for 256, [-(m-1)/2, (m-1)/2] for the odd ones.
+inline constexpr int kMaxModuli = 20;
+GEMMLAB_HOST_DEVICE constexpr uint32_t modulus(int l) {
+    constexpr uint32_t m[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                        223, 217, 211, 199, 197, 193, 191, 181, 179, 173};
+    return m[l];
+}
+
+constexpr uint32_t gcd(uint32_t a, uint32_t b) { return b == 0 ? a : gcd(b, a % b); }
+constexpr bool moduli_pairwise_coprime() {
+    for (int a = 0; a < kMaxModuli; ++a)
+        for (int b = a + 1; b < kMaxModuli; ++b)
+            if (gcd(modulus(a), modulus(b)) != 1) return false;
+    return true;
+}
+static_assert(moduli_pairwise_coprime(), "the CRT needs pairwise coprime moduli");
+
+/// One exact INT8 GEMM sums at most this many products: |residue| <= 128, so each product is at
+/// most 2^14 and kMaxChunkK * 2^14 < 2^31 keeps the int32 sum exact. A multiple of 128 (one k
+/// tile of rung 30), so every chunk starts 16-byte aligned.
+inline constexpr int64_t kMaxChunkK = (int64_t(1) << 17) - 128;
+static_assert(kMaxChunkK * 128 * 128 < (int64_t(1) << 31), "a chunk's int32 sum must be exact");
+
+/// The scaled operands' integers stay within 2^kMaxBits: int64, and a double converts them
+/// exactly (a double's 53 bits, scaled by a power of two, then rounded to an integer).
+inline constexpr int kMaxBits = 62;
+/// The magnitude operands (the lower bound of sum |A||B|, see kernels.cuh) keep this many bits:
+/// floor(|a'| / 2^(bits - 7)) <= 127 fits int8.
+inline constexpr int kMagnitudeBits = 7;
+
+// ------------------------------------------------------------------ how many moduli
+
+/// log2 of P, the product of the first `count` moduli.
+inline double log2_product(int count) {
+    double s = 0;
+    for (int l = 0; l < count; ++l) s += std::log2(double(modulus(l)));
+    return s;
+}
+
+/// The largest b with 2 k 2^(2b) < P(count): |a'|, |b'| <= 2^b gives |C'| <= k 2^(2b) < P / 2,
+/// so the symmetric residue class mod P is C' itself. Capped at kMaxBits; may be below 8 (too
+/// few moduli for this k).
+inline int bits_for(int count, int64_t k) {
+    // A margin of 1e-6 bits covers log2's rounding (about 1e-14 here): when in doubt, one bit less.
+    const double room = log2_product(count) - 1.0 - std::log2(double(k)) - 1e-6;
+    const int b = int(std::floor(room / 2));
+    return b < kMaxBits ? b : kMaxBits;
+}
+
+/// What one call runs: how many moduli (INT8 GEMMs per k chunk) and the bits of its scaled
+/// operands.
+struct Plan {
+    int moduli;
+    int bits;
+};
+
+/// The bits a type's scaled operands aim for: its own significand (53 double, 24 float), so
+/// that a row's largest element is kept whole and typical results match the native ones.
+constexpr int target_bits(bool is_double) { return is_double ? 53 : 24; }
+
+/// The plan for inner dimension k: `requested` moduli (1..kMaxModuli), or with 0 the fewest
+/// that give target_bits. Either way at least enough for 8 bits (the magnitude digits need
+/// b >= kMagnitudeBits), and at most kMaxModuli.
+inline Plan plan_for(bool is_double, int64_t k, int requested) {
+    int count = 1;
+    if (requested > 0) count = requested < kMaxModuli ? requested : kMaxModuli;
+    else
+        while (count < kMaxModuli && bits_for(count, k) < target_bits(is_double)) ++count;
+    while (count < kMaxModuli && bits_for(count, k) < 8) ++count;
+    return {count, bits_for(count, k)};
+}
+
+// ------------------------------------------------------------------ scaling
+
+/// The scale of a row whose largest |x| is `largest`: 2^e with e = bits - 1 - ilogb(largest),
+/// so the row's largest |x 2^e| lies in [2^(bits-1), 2^bits). Held as two factors f1 f2 = 2^e,
+/// each a normal double for any e here (|e| < 1200), so that x f1 f2 is x 2^e exactly unless
+/// the result lies below 2^-1022, where it rounds to the integer 0 anyway.
+struct RowFactors {
+    int exponent;
+    double f1, f2;
+};
+GEMMLAB_HOST_DEVICE inline RowFactors row_factors(double largest, int bits) {
+    const int e = largest == 0 ? 0 : bits - 1 - ::ilogb(largest);
+    return {e, ::ldexp(1.0, e / 2), ::ldexp(1.0, e - e / 2)};
+}
+
+/// One element x of a row with factors f: a' = rint(x 2^e), whether that rounded anything,
+/// |x 2^e| (the row's norm sums it), and the magnitude digit floor(|x 2^e| 2^(7 - bits)) in
+/// [0, 127] (`magnitude_scale` = 2^(7 - bits)).
+struct SplitValue {
+    int64_t integer;
+    bool inexact;
+    double scaled_abs;
+    uint32_t magnitude;
+};
+GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
+                                                  double magnitude_scale) {
+    const double s = x * f.f1 * f.f2;
+    const double rounded = ::rint(s);
+    return {int64_t(rounded), rounded != s || (rounded == 0 && x != 0), ::fabs(s),
+            uint32_t(::floor(::fabs(s) * magnitude_scale))};
+}
+
+// ------------------------------------------------------------------ residues
+
+/// The symmetric residue of v mod M, |v| <= 2^62: v = hi 2^32 + lo, and (hi mod M) (2^32 mod M)
+/// + lo mod M < 2^16 is reduced once more. M is a constant, so each % is a multiply-high.
+/// Narrow: |v| < 2^32 is known (bits <= 31, float's usual plans), so hi is 0 and skipped.
+template <uint32_t M, bool Narrow = false>
+GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
+    const uint64_t mag = v < 0 ? uint64_t(-v) : uint64_t(v);
+    constexpr uint32_t kTwo32 = uint32_t((uint64_t(1) << 32) % M);
+    const uint32_t hi = uint32_t(mag >> 32), lo = uint32_t(mag);
+    uint32_t r = Narrow ? lo % M : ((hi % M) * kTwo32 + lo % M) % M;
+    if (v < 0 && r != 0) r = M - r;
+    return r > (M - 1) / 2 ? int32_t(r) - int32_t(M) : int32_t(r);
+}
+
+/// Whether a plan's scaled integers fit residue's narrow form.
+constexpr bool narrow_bits(int bits) { return bits <= 31; }
+
+/// residue<modulus(l)>(v) for a run-time l (the CPU test; the kernels unroll over l).
+template <bool Narrow = false, int L = 0>
+inline int32_t residue_at(int l, int64_t v) {
+    if constexpr (L < kMaxModuli) {
+        if (l == L) return residue<modulus(L), Narrow>(v);
+        return residue_at<Narrow, L + 1>(l, v);
+    }
+    return 0;
+}
+
+/// (y * w) mod M in [0, M) for an int32 w (one INT8 GEMM's sum) and y < M.
+template <uint32_t M>
+GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue(int32_t w, uint32_t y) {
+    int32_t r = w % int32_t(M); // (-M, M)
+    if (r < 0) r += int32_t(M);
+    return (uint32_t(r) * y) % M;
+}
+
+/// scaled_residue<modulus(l)>(w, y) for a run-time l (the CPU test).
+template <int L = 0>
+inline uint32_t scaled_residue_at(int l, int32_t w, uint32_t y) {
+    if constexpr (L < kMaxModuli) {
+        if (l == L) return scaled_residue<modulus(L)>(w, y);
+        return scaled_residue_at<L + 1>(l, w, y);
+    }
+    return 0;
+}
+
+// ------------------------------------------------------------------ 160-bit integers
+
+/// An unsigned integer of kLimbs 32-bit limbs, least significant first. 160 bits hold
+/// sum_l M_l q_l < count * P <= 20 * 2^155.4.
+inline constexpr int kLimbs = 5;
+struct Wide {
+    uint32_t limb[kLimbs];
+};
+
+GEMMLAB_HOST_DEVICE constexpr Wide wide_zero() { return Wide{{0, 0, 0, 0, 0}}; }
+
+/// x * s for a small s (s * limb < 2^64 always).
+GEMMLAB_HOST_DEVICE constexpr Wide mul_small(const Wide& x, uint32_t s) {
+    Wide r = wide_zero();
+    uint64_t carry = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = 0; w < kLimbs; ++w) {
+        const uint64_t t = uint64_t(x.limb[w]) * s + carry;
+        r.limb[w] = uint32_t(t);
+        carry = t >> 32;
+    }
+    return r;
+}
+
+GEMMLAB_HOST_DEVICE constexpr bool less(const Wide& a, const Wide& b) {
+    bool decided = false, result = false;
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = kLimbs - 1; w >= 0; --w)
+        if (!decided && a.limb[w] != b.limb[w]) decided = true, result = a.limb[w] < b.limb[w];
+    return result;
+}
+
+/// a - b for a >= b.
+GEMMLAB_HOST_DEVICE constexpr Wide sub(const Wide& a, const Wide& b) {
+    Wide r = wide_zero();
+    int64_t borrow = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = 0; w < kLimbs; ++w) {
+        const int64_t t = int64_t(a.limb[w]) - int64_t(b.limb[w]) - borrow;
+        r.limb[w] = uint32_t(t);
+        borrow = t < 0 ? 1 : 0;
+    }
+    return r;
+}
+
+/// x / s and x mod s for a small s (constant evaluation of the CRT weights).
+constexpr Wide div_small(const Wide& x, uint32_t s, uint32_t* rem) {
+    Wide q = wide_zero();
+    uint64_t r = 0;
+    for (int w = kLimbs - 1; w >= 0; --w) {
+        const uint64_t t = (r << 32) | x.limb[w];
+        q.limb[w] = uint32_t(t / s);
+        r = t % s;
+    }
+    *rem = uint32_t(r);
+    return q;
+}
+
+GEMMLAB_HOST_DEVICE inline int leading_zeros(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __clz(x);
+#else
+    return x == 0 ? 32 : __builtin_clz(x);
+#endif
+}
+
+/// x as d * 2^exponent, d correctly rounded to a double (the limbs below the top 64 bits go
+/// into a sticky bit, so the 64-to-53-bit conversion rounds as the exact value would).
+struct Scaled {
+    double d;
+    int exponent;
+};
+GEMMLAB_HOST_DEVICE inline Scaled to_double(const Wide& x) {
+    // The top nonzero limb and the two below it (zero below limb 0), taken in a walk down the
+    // limbs so that no limb is indexed at run time (a kernel would put x in local memory).
+    int top = 0, taken = 0;
+    uint32_t hi = 0, mid = 0, lo = 0, sticky = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = kLimbs - 1; w >= 0; --w) {
+        const uint32_t v = x.limb[w];
+        if (taken == 0 && v != 0) top = w;
+        if (taken > 0 || v != 0) {
+            if (taken == 0) hi = v;
+            else if (taken == 1) mid = v;
+            else if (taken == 2) lo = v;
+            else sticky |= v;
+            ++taken;
+        }
+    }
+    const int s = hi == 0 ? 0 : leading_zeros(hi);
+    // (hi, mid, lo) << s, its top 64 bits kept; what falls off joins the sticky bit.
+    const uint64_t top64 =
+        s == 0 ? (uint64_t(hi) << 32 | mid)
+               : (uint64_t(hi) << (32 + s)) | (uint64_t(mid) << s) | (lo >> (32 - s));
+    sticky |= s == 0 ? lo : (lo << s);
+    const uint64_t v = top64 | (sticky != 0 ? 1u : 0u);
+    // x = (top64 + fraction) 2^(32 (top - 1) - s)
+    return {double(v), 32 * (top - 1) - s};
+}
+
+// ------------------------------------------------------------------ the CRT
+
+/// The constants of the CRT over the first `count` moduli: P, the weights M_l = P / m_l with
+/// y_l = M_l^-1 mod m_l, and P as a double (the quotient estimate).
+struct CrtConstants {
+    int count;
+    Wide product;
+    Wide weight[kMaxModuli];
+    uint32_t inverse[kMaxModuli];
+    double product_double;
+};
+
+/// y with (a * y) mod m == 1, by trial (m <= 256).
+constexpr uint32_t inverse_mod(uint32_t a, uint32_t m) {
+    for (uint32_t y = 1; y < m; ++y)
+        if ((uint64_t(a % m) * y) % m == 1) return y;
+    return 0;
+}
+
+constexpr CrtConstants make_crt_constants(int count) {
+    CrtConstants c{};
+    c.count = count;
+    c.product = wide_zero();
+    c.product.limb[0] = 1;
+    for (int l = 0; l < count; ++l) c.product = mul_small(c.product, modulus(l));
+    c.product_double = 0;
+    for (int w = kLimbs - 1; w >= 0; --w)
+        c.product_double = c.product_double * 4294967296.0 + c.product.limb[w];
+    for (int l = 0; l < count; ++l) {
+        uint32_t rem = 0;
+        c.weight[l] = div_small(c.product, modulus(l), &rem);
+        uint32_t weight_mod = 0;
+        div_small(c.weight[l], modulus(l), &weight_mod);
+        c.inverse[l] = inverse_mod(weight_mod, modulus(l));
+    }
+    return c;
+}
+static_assert((uint64_t(make_crt_constants(kMaxModuli).product.limb[kLimbs - 1]) + 1) *
+                      kMaxModuli <=
+                  (uint64_t(1) << 32),
+              "sum_l M_l q_l < 20 P must fit the 160-bit integers");
+
+/// Every CrtConstants, by count (0 unused): the kernels read it from constant memory.
+struct CrtTable {
+    CrtConstants of[kMaxModuli + 1];
+};
+constexpr CrtTable make_crt_table() {
+    CrtTable t{};
+    for (int c = 0; c <= kMaxModuli; ++c) t.of[c] = make_crt_constants(c);
+    return t;
+}
+
+/// C' from its residues: q_l = (y_l C') mod m_l in [0, m_l) for the first c.count moduli.
+/// X = sum_l M_l q_l is C' mod P (plus a multiple of P below count P), reduced to [0, P) and then
+/// to the symmetric range (-P/2, P/2]. Returns C' as d * 2^exponent (d rounded to nearest).
+GEMMLAB_HOST_DEVICE inline Scaled crt_value(const uint32_t (&q)[kMaxModuli],
+                                            const CrtConstants& c) {
+    uint64_t acc[kLimbs] = {0, 0, 0, 0, 0}; // each column sums count products below 2^40
+    GEMMLAB_OZAKI_UNROLL
+    for (int l = 0; l < kMaxModuli; ++l)
+        if (l < c.count) {
+            GEMMLAB_OZAKI_UNROLL
+            for (int w = 0; w < kLimbs; ++w) acc[w] += uint64_t(q[l]) * c.weight[l].limb[w];
+        }
+    Wide x = wide_zero();
+    uint64_t carry = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = 0; w < kLimbs; ++w) {
+        const uint64_t t = acc[w] + carry;
+        x.limb[w] = uint32_t(t);
+        carry = t >> 32;
+    }
+    // t = floor(X / P) from doubles (X < count P): exact, or one off near a multiple of P.
+    const Scaled xs = to_double(x);
+    const double ratio = ::ldexp(xs.d, xs.exponent) / c.product_double;
+    const uint32_t t = ratio <= 0 ? 0u : uint32_t(ratio);
+    Wide tp = mul_small(c.product, t);
+    if (less(x, tp)) tp = sub(tp, c.product);
+    Wide r = sub(x, tp);
+    if (!less(r, c.product)) r = sub(r, c.product);
+    // Symmetric range: r > P / 2 stands for r - P.
+    const Wide neg = sub(c.product, r);
+    const bool negative = less(neg, r);
+    Wide magnitude = wide_zero();
+    GEMMLAB_OZAKI_UNROLL
+    for (int w = 0; w < kLimbs; ++w) magnitude.limb[w] = negative ? neg.limb[w] : r.limb[w];
+    Scaled v = to_double(magnitude);
+    if (negative) v.d = -v.d;
+    return v;
+}
+
+/// C' (as crt_value returns it) scaled back: C' 2^(-e_row - e_col), one rounding (a second
+/// one only where the result is subnormal).
+GEMMLAB_HOST_DEVICE inline double unscale(const Scaled& c, int row_exponent, int col_exponent) {
+    return ::ldexp(c.d, c.exponent - row_exponent - col_exponent);
+}
+
+// ------------------------------------------------------------------ the precision promise
+
+/// What the split pass learns about one row of op(A) (one column of op(B)).
+struct RowScale {
+    int exponent; ///< e: the row is scaled by 2^e, its largest |x| 2^e in [2^(bits-1), 2^bits)
+    int flags;    ///< kNonfinite, kInexact
+    double norm;  ///< sum_p |x_p| 2^e: the scaled row's 1-norm (rounded: see needs_native)
+};
+inline constexpr int kNonfinite = 1; ///< an Inf or NaN in the row
+inline constexpr int kInexact = 2;   ///< some x 2^e of the row is not an integer
+
+/// The allowance for the scaling's error, relative to sum_p |a_p| |b_p|: the library's bound
+/// 2 (k + 3) u less 3u for the roundings after the exact integer product (docs/precision.md).
+inline double truncation_allowance(bool is_double, int64_t k) {
+    const double u = is_double ? 0x1p-53 : 0x1p-24;
+    return (2.0 * double(k) + 3.0) * u;
+}
+
+/// Whether element (i, j) must come from the native path: a row or column with Inf or NaN, or
+/// the scaling's worst-case error E (in scaled units) above tau times a lower bound of the
+/// scaled sum_p |a_p| |b_p|. With a' = a 2^e rounded, |a' - a 2^e| <= 1/2, so
+/// E = |sum a'b' - sum a 2^e b 2^f| <= 1/2 |B_j|_1 + 1/2 |A_i|_1 + k/4 (each term only when
+/// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
+/// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
+GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& b,
+                                             int32_t magnitude_sum, int bits, int64_t k,
+                                             double tau) {
+    if ((a.flags | b.flags) & kNonfinite) return true;
+    const bool ia = (a.flags & kInexact) != 0, ib = (b.flags & kInexact) != 0;
+    double e = 0;
+    if (ia) e += 0.5 * b.norm;
+    if (ib) e += 0.5 * a.norm;
+    if (ia && ib) e += 0.25 * double(k);
+    if (e == 0) return false;       // exact: C' is the product itself
+    e *= 1.0 + double(k) * 0x1p-52; // the norms are rounded sums of k nonnegative terms
+    const double lower = ::ldexp(double(magnitude_sum), 2 * (bits - kMagnitudeBits));
+    return e > tau * lower;
+}
+
+} // namespace gemmlab::detail::ozaki

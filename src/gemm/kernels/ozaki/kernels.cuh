@@ -1,0 +1,281 @@
+#pragma once
+// The CUDA-core passes of rung 31 (31_int8_emulation.cu) around its INT8 GEMMs:
+//   split        one pass per operand: each row's scale, then every residue plane (K-major
+//                int8, k padded to 16 with zeros) and the magnitude plane, in one read of X;
+//   fold         after each modulus's GEMM: its int32 sums -> (y_l C_l) mod m_l, one byte each;
+//   reconstruct  the CRT of the bytes, the scale back, alpha and beta; elements whose inputs
+//                break the precision promise are marked instead and their tiles listed;
+//   native       the listed tiles recomputed with FMAs in T, only the marked elements written.
+// The arithmetic they share with the CPU test lives in crt.hpp.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gemm/kernels/common.cuh"
+#include "gemm/kernels/ozaki/crt.hpp"
+
+namespace gemmlab::detail::ozaki {
+
+/// The CRT constants of every modulus count, for the reconstruction (read uniformly by a warp).
+__constant__ CrtTable kCrtTable = make_crt_table();
+
+inline constexpr int kThreads = 256;
+/// The split pass's tile: kSplitRows rows x kSplitK values of k through shared memory, each
+/// thread then owning 8 consecutive k of one row (one 8-byte store per plane).
+inline constexpr int kSplitRows = 32, kSplitK = 64;
+static_assert(kSplitRows * kSplitK / 8 == kThreads, "one 8-value run per thread");
+/// The reconstruction's and the native pass's tile of C: each thread 4 consecutive rows of one
+/// column.
+inline constexpr int kTile = 32;
+static_assert(kTile * kTile / 4 == kThreads, "four elements per thread");
+
+/// Calls f(std::integral_constant<int, L>) for L = First .. count-1: the modulus a compile-time
+/// constant in each call, so that every % by it is a multiply-high.
+template <int First = 0, class F>
+__device__ __forceinline__ void for_each_modulus(int count, F&& f) {
+    if constexpr (First < kMaxModuli) {
+        if (First < count) {
+            f(std::integral_constant<int, First>{});
+            for_each_modulus<First + 1>(count, f);
+        }
+    }
+}
+
+// ------------------------------------------------------------------ split
+
+/// Loads rows [r0, r0 + 32) x k [p0, p0 + 64) of the operand into `tile` as doubles, zeros
+/// outside rows x k. Reads run along X's contiguous dimension: k when k_major, rows otherwise.
+template <class T>
+__device__ __forceinline__ void load_split_tile(double (&tile)[kSplitRows][kSplitK + 1], const T* X,
+                                                int64_t ld, bool k_major, int64_t rows, int64_t k,
+                                                int64_t r0, int64_t p0) {
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        const int r = k_major ? t / kSplitK + 4 * j : t % kSplitRows;
+        const int p = k_major ? t % kSplitK : t / kSplitRows + 8 * j;
+        const int64_t gr = r0 + r, gp = p0 + p;
+        double v = 0;
+        if (gr < rows && gp < k) v = double(k_major ? X[gp + gr * ld] : X[gr + gp * ld]);
+        tile[r][p] = v;
+    }
+}
+
+/// Reduces v over the 8 lanes that share a row (consecutive lanes 8r .. 8r + 7).
+template <class V, class Op>
+__device__ __forceinline__ V reduce8(V v, Op op) {
+#pragma unroll
+    for (int s = 1; s < 8; s <<= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, s));
+    return v;
+}
+
+/// One block per 32 rows of op(X) (rows x k, element (r, p) at X[p + r ld] when k_major, else
+/// X[r + p ld]). Pass 1: each row's max |x| and whether it holds Inf or NaN. Pass 2: each
+/// element split (split_value: a' = rint(x 2^e), e from row_factors), the symmetric residue of
+/// a' mod each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k),
+/// the magnitude digit into planes[count], and the row's RowScale. A row with Inf or NaN gets
+/// zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
+template <class T, bool Narrow>
+__global__ void __launch_bounds__(kThreads)
+    split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
+                 int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
+                 RowScale* __restrict__ scales) {
+    __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
+    const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
+    const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
+
+    // Pass 1: the row's largest magnitude.
+    double largest = 0;
+    int nonfinite = 0;
+    for (int64_t p0 = 0; p0 < k; p0 += kSplitK) {
+        load_split_tile(tile, X, ld, k_major, rows, k, r0, p0);
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            const double x = tile[row][8 * run + q];
+            if (!isfinite(x)) nonfinite = 1;
+            else largest = fmax(largest, fabs(x));
+        }
+        __syncthreads();
+    }
+    largest = reduce8(largest, [](double a, double b) { return fmax(a, b); });
+    nonfinite = reduce8(nonfinite, [](int a, int b) { return a | b; });
+    const RowFactors factors = row_factors(largest, bits);
+    const double magnitude_scale = ldexp(1.0, kMagnitudeBits - bits);
+
+    // Pass 2: residues and magnitudes, 8 values of k per thread per tile.
+    double norm = 0;
+    int inexact = 0;
+    for (int64_t p0 = 0; p0 < kp; p0 += kSplitK) {
+        if (p0 < k) load_split_tile(tile, X, ld, k_major, rows, k, r0, p0);
+        __syncthreads();
+        int64_t a[8];
+        uint64_t magnitude = 0;
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            const double x = (p0 < k && !nonfinite) ? tile[row][8 * run + q] : 0.0;
+            const SplitValue v = split_value(x, factors, magnitude_scale);
+            inexact |= v.inexact ? 1 : 0;
+            norm += v.scaled_abs;
+            a[q] = v.integer;
+            magnitude |= uint64_t(v.magnitude) << (8 * q);
+        }
+        const int64_t p = p0 + 8 * run;
+        if (r < rows && p < kp) {
+            int8_t* out = planes + r * kp + p;
+            for_each_modulus(count, [&](auto l) {
+                constexpr uint32_t M = modulus(decltype(l)::value);
+                uint64_t packed = 0;
+#pragma unroll
+                for (int q = 0; q < 8; ++q)
+                    packed |= uint64_t(uint8_t(int8_t(residue<M, Narrow>(a[q])))) << (8 * q);
+                *reinterpret_cast<uint64_t*>(out + decltype(l)::value * plane_bytes) = packed;
+            });
+            *reinterpret_cast<uint64_t*>(out + count * plane_bytes) = magnitude;
+        }
+        __syncthreads();
+    }
+    norm = reduce8(norm, [](double a, double b) { return a + b; });
+    inexact = reduce8(inexact, [](int a, int b) { return a | b; });
+    if (run == 0 && r < rows)
+        scales[r] = RowScale{factors.exponent,
+                             (nonfinite ? kNonfinite : 0) | (inexact ? kInexact : 0), norm};
+}
+
+// ------------------------------------------------------------------ fold
+
+/// Q = (y W + (accumulate ? Q : 0)) mod m_L for the m x n int32 sums W (leading dimension ld,
+/// a multiple of 4, as Q's): four rows per thread, one 16-byte load and one 4-byte store.
+template <int L>
+__global__ void __launch_bounds__(kThreads)
+    fold_kernel(const int32_t* __restrict__ W, int64_t ld, int64_t m, int64_t n, uint32_t y,
+                bool accumulate, uint8_t* __restrict__ Q) {
+    constexpr uint32_t M = modulus(L);
+    const int64_t quads = (m + 3) / 4, total = quads * n;
+    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+         idx += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t offset = (idx % quads) * 4 + (idx / quads) * ld;
+        const int4 w = *reinterpret_cast<const int4*>(W + offset);
+        uint32_t before = accumulate ? *reinterpret_cast<const uint32_t*>(Q + offset) : 0u;
+        uint32_t packed = 0;
+        const int32_t ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            uint32_t q = scaled_residue<M>(ws[v], y) + ((before >> (8 * v)) & 0xFF);
+            if (q >= M) q -= M;
+            packed |= q << (8 * v);
+        }
+        *reinterpret_cast<uint32_t*>(Q + offset) = packed;
+    }
+}
+
+// ------------------------------------------------------------------ reconstruct
+
+/// Where the reconstruction leaves the work of the native pass: W(i, j) = kNativeMark for each
+/// element it did not write, and the index of each 32 x 32 tile holding one.
+inline constexpr int32_t kNativeMark = -1;
+struct NativeList {
+    int* tiles; ///< ceil(m/32) * ceil(n/32) entries
+    int* count; ///< zeroed before the reconstruction
+};
+
+/// C = alpha 2^(-e_i - f_j) C' + beta C (C read only when beta != 0), C' from the `count`
+/// planes of Q; one block per 32 x 32 tile. W holds the magnitude GEMM's sums on entry. With
+/// `promise` (off only for tests), elements that needs_native rejects are marked in W instead.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    reconstruct_kernel(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* __restrict__ C,
+                       int64_t ldc, int count, int bits, double tau, bool promise,
+                       const uint8_t* __restrict__ Q, int64_t plane_bytes, int32_t* __restrict__ W,
+                       int64_t ld, const RowScale* __restrict__ row_scales,
+                       const RowScale* __restrict__ col_scales, NativeList native) {
+    const int64_t tiles_m = (m + kTile - 1) / kTile;
+    const int64_t i0 = (blockIdx.x % tiles_m) * kTile + 4 * (threadIdx.x % 8);
+    const int64_t j = (blockIdx.x / tiles_m) * kTile + threadIdx.x / 8;
+    const CrtConstants& crt = kCrtTable.of[count];
+    bool marked = false;
+    if (j < n) {
+        const RowScale col = col_scales[j];
+        // The four elements' residues, a byte each per plane (i0 and the leading dimension are
+        // multiples of 4).
+        uint32_t quad[kMaxModuli];
+#pragma unroll
+        for (int l = 0; l < kMaxModuli; ++l)
+            quad[l] = (l < count && i0 < m)
+                          ? *reinterpret_cast<const uint32_t*>(Q + l * plane_bytes + i0 + j * ld)
+                          : 0u;
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            const int64_t i = i0 + v;
+            if (i >= m) break;
+            const RowScale row = row_scales[i];
+            int32_t* w = W + i + j * ld;
+            if (promise && needs_native(row, col, *w, bits, k, tau)) {
+                *w = kNativeMark;
+                marked = true;
+                continue;
+            }
+            uint32_t q[kMaxModuli];
+#pragma unroll
+            for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
+            const Scaled c = crt_value(q, crt);
+            const double product = unscale(c, row.exponent, col.exponent);
+            T* out = C + i + j * ldc;
+            *out = beta == T(0) ? T(double(alpha) * product)
+                                : T(fma(double(alpha), product, double(beta) * double(*out)));
+        }
+    }
+    if (__syncthreads_or(marked) && threadIdx.x == 0)
+        native.tiles[atomicAdd(native.count, 1)] = int(blockIdx.x);
+}
+
+// ------------------------------------------------------------------ native
+
+/// The listed tiles of C = alpha op(A) op(B) + beta C with FMAs in T (the elements the
+/// emulation may not promise: k-ordered sums, as the CUDA-core rungs compute them), written
+/// only where W holds kNativeMark. Blocks walk the list; with an empty list each exits at once.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    native_kernel(GemmOperands<T> g, const int32_t* __restrict__ W, int64_t ld, NativeList native) {
+    __shared__ T a_tile[kTile][kTile + 1]; // (i, p)
+    __shared__ T b_tile[kTile][kTile + 1]; // (p, j)
+    const int64_t tiles_m = (g.m + kTile - 1) / kTile;
+    const int listed = *native.count;
+    for (int idx = blockIdx.x; idx < listed; idx += gridDim.x) {
+        const int tile = native.tiles[idx];
+        const int64_t ti = (tile % tiles_m) * kTile, tj = (tile / tiles_m) * kTile;
+        const int il = 4 * (threadIdx.x % 8), jl = threadIdx.x / 8;
+        T acc[4] = {T(0), T(0), T(0), T(0)};
+        for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
+            // Each thread loads 4 of each tile's 1024 values; lanes run along i (A) and p (B).
+#pragma unroll
+            for (int s = 0; s < 4; ++s) {
+                const int e = threadIdx.x + kThreads * s, x = e % kTile, y = e / kTile;
+                const int64_t ai = ti + x, ap = p0 + y, bp = p0 + x, bj = tj + y;
+                a_tile[x][y] = (ai < g.m && ap < g.k)
+                                   ? (g.trans_a ? g.A[ap + ai * g.lda] : g.A[ai + ap * g.lda])
+                                   : T(0);
+                b_tile[x][y] = (bp < g.k && bj < g.n)
+                                   ? (g.trans_b ? g.B[bj + bp * g.ldb] : g.B[bp + bj * g.ldb])
+                                   : T(0);
+            }
+            __syncthreads();
+#pragma unroll 8
+            for (int p = 0; p < kTile; ++p) {
+                const T b = b_tile[p][jl];
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[v] = fma(a_tile[il + v][p], b, acc[v]);
+            }
+            __syncthreads();
+        }
+        const int64_t j = tj + jl;
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            const int64_t i = ti + il + v;
+            if (i < g.m && j < g.n && W[i + j * ld] == kNativeMark)
+                store_c(g.C, g.ldc, i, j, acc[v], g.alpha, g.beta);
+        }
+    }
+}
+
+} // namespace gemmlab::detail::ozaki
