@@ -77,6 +77,45 @@ TEST(QuantizedValidation, NullPointersAndScales) {
               Status::Success);
 }
 
+TEST(QuantizedValidation, BlockWiseScales) {
+    const Scale block{fake<float>(), Scaling::BlockWise};
+    EXPECT_EQ(fp8_check(256, 384, 1000, 1000, 1000, 384, block, block), Status::Success);
+    // Both operands or neither: 1 x 128 groups on A go with 128 x 128 blocks on B.
+    EXPECT_EQ(fp8_check(256, 384, 1000, 1000, 1000, 384, block, {}), Status::UnsupportedType);
+    EXPECT_NE(std::string(gemmlab::last_error()).find("both operands"), std::string::npos);
+    EXPECT_EQ(fp8_check(256, 384, 1000, 1000, 1000, 384, {fake<float>(), Scaling::PerChannel}, block),
+              Status::UnsupportedType);
+    EXPECT_EQ(fp8_check(256, 384, 1000, 1000, 1000, 384, {nullptr, Scaling::BlockWise}, block),
+              Status::NullPointer);
+    EXPECT_EQ(fp8_check(256, 384, 1000, 1000, 1000, 384, block, {nullptr, Scaling::BlockWise}),
+              Status::NullPointer);
+    EXPECT_EQ(fp8_check(256, 384, 0, 1, 1, 384, {nullptr, Scaling::BlockWise},
+                        {nullptr, Scaling::BlockWise}),
+              Status::Success); // k == 0: no scale is read
+    // INT8 takes per-tensor and per-channel scales only.
+    EXPECT_EQ(validate_gemm_int8(Layout::RowMajor, Op::N, Op::T, 8, 8, 16, 1.0f, fake<int8_t>(),
+                                 16, block, fake<int8_t>(), 16, block, 0.0f, fake<float>(), 8),
+              Status::UnsupportedType);
+}
+
+TEST(QuantizedValidation, Fp8Output) {
+    const Fp8Output out{fake<float>(), const_cast<float*>(fake<float>(0x20000))};
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        EXPECT_EQ((validate_gemm_fp8<E4M3, E4M3, E4M3>(l, Op::N, Op::T, 64, 48, 128, 1.0f,
+                                                       fake<E4M3>(), 128, {}, fake<E4M3>(), 128,
+                                                       {}, fake<E4M3>(), 64, out)),
+                  Status::Success);
+        EXPECT_EQ((validate_gemm_fp8<E4M3, E5M2, E5M2>(l, Op::N, Op::T, 64, 48, 128, 1.0f,
+                                                       fake<E4M3>(), 128, {}, fake<E5M2>(), 128,
+                                                       {}, nullptr, 64, {})),
+                  Status::NullPointer);
+    }
+    EXPECT_EQ((validate_gemm_fp8<E4M3, E4M3, E4M3>(Layout::RowMajor, Op::N, Op::T, 64, 48, 128,
+                                                   1.0f, fake<E4M3>(), 128, {}, fake<E4M3>(), 128,
+                                                   {}, fake<E4M3>(), 47, out)),
+              Status::InvalidLeadingDimension);
+}
+
 TEST(QuantizedValidation, KernelNames) {
     EXPECT_EQ(fp8_check(8, 8, 16, 16, 16, 8, {}, {}, "wgmma_fp8"), Status::Success);
     EXPECT_EQ(fp8_check(8, 8, 16, 16, 16, 8, {}, {}, "29"), Status::Success);
@@ -150,6 +189,56 @@ TEST(QuantizedReference, SmallProductByHand) {
     EXPECT_EQ(mag[3], (448.0 + 0.5 + 1.5) * 0.5 * 0.25);
 }
 
+TEST(QuantizedReference, BlockWiseDequantizesEachBlock) {
+    // Row-major 2 x 130 x 200 (A op N, B op T): two k blocks (128 + 72), two column blocks.
+    const int64_t m = 2, n = 130, k = 200;
+    std::vector<E4M3> A(size_t(m * k), E4M3(1.0f)), B(size_t(n * k), E4M3(2.0f));
+    A[size_t(1 * k + 150)] = E4M3(-3.0f); // row 1, k block 1
+    // scale_a: m x 2 column-major (ld m); scale_b: 2 x 2 blocks, ld 4 (2 rounded up to 4).
+    const float sa[] = {1.0f, 0.5f, 4.0f, 0.25f};
+    const float sb[] = {2.0f, 0.125f, -1.0f, -1.0f, 8.0f, 16.0f, -1.0f, -1.0f};
+    EXPECT_EQ(reference::HostScale::block_b_ld(k), 4);
+    std::vector<double> ref(size_t(m * n)), mag(ref.size());
+    reference::quantized_gemm<E4M3, E4M3, float>(
+        Layout::RowMajor, Op::N, Op::T, m, n, k, 1.0, A.data(), k,
+        reference::HostScale::block_a(sa, m), B.data(), k, reference::HostScale::block_b(sb, k),
+        0.0, nullptr, n, ref.data(), mag.data(), nullptr, 1);
+    // (i, j): sum_kb s_a(i, kb) s_b(kb, j / 128) * block sum; block sums are 2 * 128 and 2 * 72
+    // (row 1's block 1: 2 * (71 - 3)).
+    EXPECT_EQ(ref[0], 1.0 * 2.0 * 256 + 4.0 * 0.125 * 144);                // (0, 0)
+    EXPECT_EQ(ref[129], 1.0 * 8.0 * 256 + 4.0 * 16.0 * 144);               // (0, 129)
+    EXPECT_EQ(ref[size_t(n)], 0.5 * 2.0 * 256 + 0.25 * 0.125 * 136);       // (1, 0)
+    EXPECT_EQ(mag[size_t(n)], 0.5 * 2.0 * 256 + 0.25 * 0.125 * (142 + 6)); // |-3 * 2| = 6
+}
+
+TEST(QuantizedReference, Fp8OutputSaturates) {
+    // The conversion the epilogue uses (satfinite): past the largest finite value, Inf
+    // included, gives that value; NaN stays NaN.
+    const auto e4m3 = [](float x) {
+        E4M3 r;
+        r.__x = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
+        return float(r);
+    };
+    const auto e5m2 = [](float x) {
+        E5M2 r;
+        r.__x = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2);
+        return float(r);
+    };
+    EXPECT_EQ(e4m3(1000.0f), 448.0f);
+    EXPECT_EQ(e4m3(-INFINITY), -448.0f);
+    EXPECT_EQ(e4m3(464.0f), 448.0f); // halfway to the next binade's first value: saturates
+    EXPECT_TRUE(std::isnan(e4m3(NAN)));
+    EXPECT_EQ(e5m2(1e6f), 57344.0f);
+    EXPECT_EQ(e5m2(INFINITY), 57344.0f);
+    EXPECT_TRUE(std::isnan(e5m2(NAN)));
+    // The check wants exactly that value past the bound, and the ordinary bound below it.
+    const double ref[] = {1000.0, -INFINITY, 100.0, NAN}, mag[] = {1000.0, 0.0, 100.0, 0.0};
+    const E4M3 good[] = {E4M3(448.0f), E4M3(-448.0f), E4M3(104.0f), E4M3(NAN)};
+    EXPECT_TRUE(reference::check_quantized(Layout::ColMajor, 4, 1, good, 4, ref, mag, 0.0).pass());
+    const E4M3 bad[] = {E4M3(416.0f), E4M3(NAN), E4M3(112.0f), E4M3(448.0f)};
+    EXPECT_EQ(reference::check_quantized(Layout::ColMajor, 4, 1, bad, 4, ref, mag, 0.0).failures, 4);
+}
+
 TEST(QuantizedReference, CheckFlagsWrongValuesAndSpecials) {
     const double ref[] = {1.0, NAN, INFINITY, 70000.0}, mag[] = {1.0, 0.0, 0.0, 70000.0};
     const __half good[] = {__float2half(1.0f), __float2half(NAN), __float2half(INFINITY),
@@ -166,6 +255,8 @@ TEST(QuantizedReference, Fp8BoundGrowsWithTheIntervals) {
     EXPECT_DOUBLE_EQ(reference::fp8_gamma(128), 128 * 0x1p-13 + 5 * 0x1p-24);
     EXPECT_DOUBLE_EQ(reference::fp8_gamma(16384), 128 * 0x1p-13 + 132 * 0x1p-24);
     EXPECT_DOUBLE_EQ(reference::fp8_gamma(32), 32 * 0x1p-13 + 5 * 0x1p-24);
+    // Block-wise: one more rounding, of each block's factor product.
+    EXPECT_DOUBLE_EQ(reference::fp8_block_gamma(16384), 128 * 0x1p-13 + 133 * 0x1p-24);
 }
 
 } // namespace

@@ -111,8 +111,12 @@ struct Fp8Case {
         return std::string(gemmlab::to_string(layout)) + " " + to_char(op_a) + to_char(op_b) + " " +
                std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " pad " +
                std::to_string(pad) + " offset " + std::to_string(offset) + " " + to_string(fill) +
-               (scaling_a == Scaling::PerChannel ? " per-row" : " per-tensor") +
-               (scaling_b == Scaling::PerChannel ? "/per-column" : "/per-tensor") +
+               (scaling_a == Scaling::BlockWise    ? " block-wise"
+                : scaling_a == Scaling::PerChannel ? " per-row"
+                                                   : " per-tensor") +
+               (scaling_b == Scaling::BlockWise    ? "/block-wise"
+                : scaling_b == Scaling::PerChannel ? "/per-column"
+                                                   : "/per-tensor") +
                (wide_scales ? " wide-scales" : "") + " alpha " + std::to_string(alpha) + " beta " +
                std::to_string(beta);
     }
@@ -157,29 +161,64 @@ std::vector<float> draw_scales(size_t n, bool wide, std::mt19937_64& rng) {
     return s;
 }
 
+/// A case's host inputs: A and B stored as the case says, and the scale factors (block-wise:
+/// scale_a m x ceil(k / 128), ld m; scale_b ceil(k / 128) x ceil(n / 128), ld block_b_ld(k)).
+template <class TA, class TB>
+struct Fp8Inputs {
+    Stored sa, sb, sc;
+    std::vector<TA> A;
+    std::vector<TB> B;
+    std::vector<float> scale_a, scale_b;
+
+    Fp8Inputs(const Fp8Case& c, std::mt19937_64& rng)
+        : sa(stored(c.layout, c.op_a == Op::T, c.m, c.k, c.pad)),
+          sb(stored(c.layout, c.op_b == Op::T, c.k, c.n, c.pad)),
+          sc(stored(c.layout, false, c.m, c.n, c.pad)), A(size_t(sa.count)), B(size_t(sb.count)) {
+        for (auto& x : A) x = draw<TA>(c.fill, rng);
+        for (auto& x : B) x = draw<TB>(c.fill, rng);
+        if (c.fill == Fill::Specials) {
+            // NaN in A at a few positions; E5M2 has Inf too (E4M3 has none), planted in B.
+            for (size_t i = 0; i < A.size(); i += A.size() / 5 + 1) A[i].__x = 0x7F;
+            if constexpr (std::is_same_v<TB, E5M2>)
+                for (size_t i = 3; i < B.size(); i += B.size() / 3 + 1) B[i].__x = (i % 2) ? 0x7C : 0xFC;
+        }
+        const int64_t k_blocks = (c.k + 127) / 128;
+        const auto count = [&](Scaling s, int64_t channels, int64_t blocks) -> size_t {
+            return size_t(s == Scaling::PerChannel ? channels : s == Scaling::BlockWise ? blocks : 1);
+        };
+        scale_a = draw_scales(count(c.scaling_a, c.m, c.m * k_blocks), c.wide_scales, rng);
+        scale_b = draw_scales(count(c.scaling_b, c.n, reference::HostScale::block_b_ld(c.k) *
+                                                          ((c.n + 127) / 128)),
+                              c.wide_scales, rng);
+        if (c.unit_scales) {
+            scale_a.assign(scale_a.size(), 1.0f);
+            scale_b.assign(scale_b.size(), 1.0f);
+        }
+    }
+    reference::HostScale host_scale_a(const Fp8Case& c) const {
+        return c.scaling_a == Scaling::BlockWise
+                   ? reference::HostScale::block_a(scale_a.data(), c.m)
+                   : reference::HostScale{scale_a.data(), c.scaling_a == Scaling::PerChannel};
+    }
+    reference::HostScale host_scale_b(const Fp8Case& c) const {
+        return c.scaling_b == Scaling::BlockWise
+                   ? reference::HostScale::block_b(scale_b.data(), c.k)
+                   : reference::HostScale{scale_b.data(), c.scaling_b == Scaling::PerChannel};
+    }
+};
+
+/// The accumulation coefficient of a case's bound.
+double case_gamma(const Fp8Case& c) {
+    return c.scaling_a == Scaling::BlockWise ? reference::fp8_block_gamma(c.k)
+                                             : reference::fp8_gamma(c.k);
+}
+
 /// Runs one FP8 case on the GPU and checks it; returns the worst error / bound.
 template <class TA, class TB, class TOut>
 double run_fp8(const Fp8Case& c) {
     std::mt19937_64 rng(run_seed() ^ std::hash<std::string>{}(c.describe()));
-    const Stored sa = stored(c.layout, c.op_a == Op::T, c.m, c.k, c.pad);
-    const Stored sb = stored(c.layout, c.op_b == Op::T, c.k, c.n, c.pad);
-    const Stored sc = stored(c.layout, false, c.m, c.n, c.pad);
-    std::vector<TA> A(size_t(sa.count));
-    std::vector<TB> B(size_t(sb.count));
-    for (auto& x : A) x = draw<TA>(c.fill, rng);
-    for (auto& x : B) x = draw<TB>(c.fill, rng);
-    if (c.fill == Fill::Specials) {
-        // NaN in A at a few positions; E5M2 has Inf too (E4M3 has none), planted in B.
-        for (size_t i = 0; i < A.size(); i += A.size() / 5 + 1) A[i].__x = 0x7F;
-        if constexpr (std::is_same_v<TB, E5M2>)
-            for (size_t i = 3; i < B.size(); i += B.size() / 3 + 1) B[i].__x = (i % 2) ? 0x7C : 0xFC;
-    }
-    std::vector<float> scale_a = draw_scales(c.scaling_a == Scaling::PerChannel ? c.m : 1, c.wide_scales, rng);
-    std::vector<float> scale_b = draw_scales(c.scaling_b == Scaling::PerChannel ? c.n : 1, c.wide_scales, rng);
-    if (c.unit_scales) {
-        scale_a.assign(scale_a.size(), 1.0f);
-        scale_b.assign(scale_b.size(), 1.0f);
-    }
+    const Fp8Inputs<TA, TB> in(c, rng);
+    const auto& [sa, sb, sc, A, B, scale_a, scale_b] = in;
     std::vector<TOut> C0(size_t(sc.count));
     for (auto& x : C0)
         x = c.beta == 0.0f ? TOut(std::numeric_limits<float>::quiet_NaN())
@@ -197,13 +236,12 @@ double run_fp8(const Fp8Case& c) {
     const std::vector<TOut> C = fetch(dC.ptr, C0.size());
 
     std::vector<double> ref(size_t(c.m * c.n)), mag(ref.size());
-    reference::quantized_gemm<TA, TB, TOut>(
-        c.layout, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, A.data(), sa.ld,
-        {scale_a.data(), c.scaling_a == Scaling::PerChannel}, B.data(), sb.ld,
-        {scale_b.data(), c.scaling_b == Scaling::PerChannel}, c.beta, C0.data(), sc.ld,
-        ref.data(), mag.data());
+    reference::quantized_gemm<TA, TB, TOut>(c.layout, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
+                                            A.data(), sa.ld, in.host_scale_a(c), B.data(), sb.ld,
+                                            in.host_scale_b(c), c.beta, C0.data(), sc.ld,
+                                            ref.data(), mag.data());
     const auto r = reference::check_quantized(c.layout, c.m, c.n, C.data(), sc.ld, ref.data(),
-                                              mag.data(), reference::fp8_gamma(c.k));
+                                              mag.data(), case_gamma(c));
     EXPECT_TRUE(r.pass()) << c.describe() << ": " << r.describe();
     if constexpr (std::is_same_v<TOut, float>) {
         // The exact tier: integer products and sums below 2^11 per interval and 2^24 in all are
@@ -224,6 +262,50 @@ double run_fp8(const Fp8Case& c) {
         }
     }
     return r.worst_ratio;
+}
+
+/// Runs one FP8 case with an FP8 C (beta 0): C = saturate(out_scale * result) checked against
+/// out_scale * Ref in the saturating sense, and amax against max |Ref|: exactly where the case
+/// is exact (small integers, unit scales: every result is an integer), else within the bound.
+template <class TA, class TB, class TC>
+void run_fp8_out(const Fp8Case& c, float out_scale) {
+    std::mt19937_64 rng(run_seed() ^ std::hash<std::string>{}(c.describe() + " fp8-out"));
+    const Fp8Inputs<TA, TB> in(c, rng);
+    const auto& [sa, sb, sc, A, B, scale_a, scale_b] = in;
+    OffsetBuffer<TA> dA(A, c.offset);
+    OffsetBuffer<TB> dB(B, c.offset);
+    OffsetBuffer<TC> dC(std::vector<TC>(size_t(sc.count), TC(std::nanf(""))), 0);
+    OffsetBuffer<float> dsa(scale_a, 0), dsb(scale_b, 0);
+    OffsetBuffer<float> dout(std::vector<float>{out_scale}, 0), damax(std::vector<float>{-1.0f}, 0);
+    const Status s = gemm_fp8<TA, TB, TC>(c.layout, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha, dA.ptr,
+                                          sa.ld, {dsa.ptr, c.scaling_a}, dB.ptr, sb.ld,
+                                          {dsb.ptr, c.scaling_b}, dC.ptr, sc.ld,
+                                          Fp8Output{dout.ptr, damax.ptr});
+    EXPECT_EQ(s, Status::Success) << c.describe() << ": " << gemmlab::last_error();
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<TC> C = fetch(dC.ptr, size_t(sc.count));
+    const float amax = fetch(damax.ptr, 1)[0];
+
+    std::vector<double> ref(size_t(c.m * c.n)), mag(ref.size());
+    reference::quantized_gemm<TA, TB, float>(c.layout, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
+                                             A.data(), sa.ld, in.host_scale_a(c), B.data(), sb.ld,
+                                             in.host_scale_b(c), 0.0, nullptr, sc.ld, ref.data(),
+                                             mag.data());
+    double want_amax = 0, amax_slack = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        if (std::fabs(ref[i]) > want_amax) {
+            want_amax = std::fabs(ref[i]);
+            amax_slack = case_gamma(c) * mag[i] + 0x1p-24 * want_amax; // result rounds to FP32
+        }
+        ref[i] *= out_scale;
+        mag[i] *= std::fabs(out_scale);
+    }
+    const auto r = reference::check_quantized(c.layout, c.m, c.n, C.data(), sc.ld, ref.data(),
+                                              mag.data(), case_gamma(c));
+    EXPECT_TRUE(r.pass()) << c.describe() << " out_scale " << out_scale << ": " << r.describe();
+    const bool exact = c.fill == Fill::SmallIntegers && c.unit_scales && c.alpha == 1.0f;
+    if (exact) EXPECT_EQ(double(amax), want_amax) << c.describe();
+    else EXPECT_NEAR(double(amax), want_amax, amax_slack) << c.describe();
 }
 
 /// Unit scales: the exact tier's case.
@@ -332,6 +414,94 @@ TEST(Fp8Gpu, NanAndInfPropagate) {
     c.m = 140, c.n = 150, c.k = 700, c.fill = Fill::Specials;
     run_fp8<E4M3, E4M3, float>(c);
     run_fp8<E4M3, E5M2, float>(c);
+}
+
+Fp8Case block_case(Layout l, Op a, Op b, int64_t m, int64_t n, int64_t k) {
+    Fp8Case c;
+    c.layout = l, c.op_a = a, c.op_b = b, c.m = m, c.n = n, c.k = k;
+    c.scaling_a = c.scaling_b = Scaling::BlockWise;
+    return c;
+}
+
+TEST(Fp8Gpu, BlockWiseExactWithUnitScales) {
+    REQUIRE_SM90A();
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        Fp8Case c = block_case(l, Op::N, Op::T, 197, 300, 389);
+        c.fill = Fill::SmallIntegers, c.unit_scales = true;
+        run_fp8<E4M3, E4M3, float>(c);
+    }
+}
+
+TEST(Fp8Gpu, BlockWiseEveryLayoutOpAndOddSize) {
+    REQUIRE_SM90A();
+    // The row-major block-wise call keeps A and B (its C is written row-major): every op and
+    // both layouts, sizes off the 128 blocks, padding and an unaligned base.
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor})
+        for (Op a : {Op::N, Op::T})
+            for (Op b : {Op::N, Op::T}) {
+                Fp8Case c = block_case(l, a, b, 150, 261, 300);
+                c.alpha = -0.75f, c.beta = 0.5f;
+                run_fp8<E4M3, E4M3, __nv_bfloat16>(c);
+            }
+    const int64_t shapes[][3] = {{1, 1, 1}, {64, 7168, 129}, {129, 128, 4095}, {300, 257, 1000}};
+    for (const auto& s : shapes)
+        for (int offset : {0, 1}) {
+            Fp8Case c = block_case(Layout::RowMajor, Op::N, Op::T, s[0], s[1], s[2]);
+            c.pad = offset ? 3 : 0, c.offset = offset;
+            run_fp8<E4M3, E4M3, float>(c);
+        }
+}
+
+TEST(Fp8Gpu, BlockWiseScalesOverManyBinadesAndLongK) {
+    REQUIRE_SM90A();
+    for (Fill f : {Fill::Signed, Fill::WideRange}) {
+        Fp8Case c = block_case(Layout::RowMajor, Op::N, Op::T, 192, 384, 1536);
+        c.fill = f, c.wide_scales = true;
+        run_fp8<E4M3, E4M3, float>(c);
+        run_fp8<E4M3, E5M2, __nv_bfloat16>(c);
+        c.layout = Layout::ColMajor;
+        run_fp8<E5M2, E4M3, __half>(c);
+    }
+    for (Fill f : {Fill::SameSign, Fill::Signed}) {
+        Fp8Case c = block_case(Layout::RowMajor, Op::N, Op::T, 136, 256, 16384);
+        c.fill = f;
+        const double worst = run_fp8<E4M3, E4M3, float>(c);
+        std::printf("FP8 block-wise k = 16384 %s: worst error / bound %.3g\n", to_string(f), worst);
+    }
+}
+
+TEST(Fp8Gpu, Fp8OutputAmaxExact) {
+    REQUIRE_SM90A();
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        Fp8Case c = exact_case(l, Op::N, Op::T, 197, 131, 389);
+        run_fp8_out<E4M3, E4M3, E4M3>(c, 0.25f);
+        run_fp8_out<E4M3, E5M2, E5M2>(c, 1.0f);
+        c.scaling_a = c.scaling_b = Scaling::BlockWise;
+        run_fp8_out<E4M3, E4M3, E4M3>(c, 0.5f);
+    }
+}
+
+TEST(Fp8Gpu, Fp8OutputScaledAndRandom) {
+    REQUIRE_SM90A();
+    Fp8Case c;
+    c.m = 200, c.n = 264, c.k = 1000;
+    c.scaling_a = c.scaling_b = Scaling::PerChannel;
+    run_fp8_out<E4M3, E4M3, E4M3>(c, 3.0f);
+    run_fp8_out<E5M2, E4M3, E5M2>(c, 0.01f);
+    c.layout = Layout::ColMajor, c.op_a = Op::T, c.op_b = Op::N;
+    c.scaling_a = c.scaling_b = Scaling::BlockWise;
+    run_fp8_out<E4M3, E4M3, E4M3>(c, 2.0f);
+}
+
+TEST(Fp8Gpu, Fp8OutputSaturates) {
+    REQUIRE_SM90A();
+    // Results far past 448 (E4M3) and 57344 (E5M2) come out as the largest finite value of
+    // their sign, never NaN or Inf; amax is still the unsaturated max |result|.
+    Fp8Case c = exact_case(Layout::RowMajor, Op::N, Op::T, 130, 140, 2048);
+    run_fp8_out<E4M3, E4M3, E4M3>(c, 64.0f);
+    run_fp8_out<E4M3, E4M3, E5M2>(c, 4096.0f);
+    c.fill = Fill::Saturated, c.unit_scales = false;
+    run_fp8_out<E4M3, E4M3, E4M3>(c, 1.0f);
 }
 
 TEST(Fp8Gpu, ZeroKAndZeroAlphaScaleC) {

@@ -9,6 +9,9 @@
     s = gemmlab.matmul(q, q.mT)               # batched, the transposed view read in place
     gemmlab.gemm(a, b.T, c, alpha=2, beta=1)  # BLAS form: c = 2 a b^T + c, in place
 
+``gemmlab.gemm_fp8`` and ``gemmlab.gemm_int8`` run the 8-bit products (Hopper) on
+torch.float8_e4m3fn / float8_e5m2 / int8 arrays with their scales.
+
 ``gemmlab.torch`` (imported on demand) adds the autograd / torch.compile operators and
 ``gemmlab.torch.Linear``. ``gemmlab.kernels()`` lists the rungs, ``gemmlab.bench()`` times one
 beside cuBLAS. Failures of the library raise ``GemmlabError`` with its message; arguments it
@@ -22,8 +25,10 @@ from typing import Any, Iterable, Optional, Sequence
 
 from . import _gemmlab as _core
 from . import _interop
+from . import _quantized
 
-__all__ = ["GemmlabError", "gemm", "matmul", "kernels", "bench", "dtypes", "precisions", "device_count"]
+__all__ = ["GemmlabError", "gemm", "matmul", "gemm_fp8", "gemm_int8", "kernels", "quantized_kernels",
+           "bench", "dtypes", "precisions", "device_count"]
 __version__ = "0.2.0"
 
 _call = _core.call  # the PyTorch door (C++): None when its arguments are not torch tensors
@@ -166,6 +171,55 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, t
     elif r.__class__ is tuple:
         raise GemmlabError(*r)
     return r
+
+
+def quantized_kernels() -> list:
+    """The 8-bit rungs (gemm_fp8's and gemm_int8's), in ladder order: dicts with number, name,
+    technique, needs_sm90a. Needs no GPU."""
+    return list(_core.quantized_kernels())
+
+
+def _run_quantized(kind: str, a, b, out, **kw):
+    p = _quantized.plan(kind, a, b, out, **kw)
+    if p["status"] is not None:
+        raise GemmlabError(*p["status"])
+    err = _core.quantized(**p["args"], validate_only=False)
+    if err is not None:
+        raise GemmlabError(*err)
+    return p["out"]
+
+
+def gemm_fp8(a: Any, b: Any, out: Any = None, *, scale_a: Any = None, scale_b: Any = None,
+             out_dtype: Any = None, alpha: float = 1.0, beta: float = 0.0, scale_out: Any = None,
+             amax: Any = None, kernel: Any = "auto", stream: Any = None):
+    """``out = alpha * (a @ b, dequantized by the scales) + beta * out`` on FP8 tensor cores
+    (rung 29, Hopper); returns out (allocated when None, row-major).
+
+    a (m x k), b (k x n): 2-D GPU arrays of float8_e4m3fn or float8_e5m2 (not both E5M2), read
+    in place when row- or column-major or a transpose of one (``w.T`` of a row-major weight is
+    the fast "TN" form, as for ``torch._scaled_mm``). Scales are float32 GPU arrays (None: 1):
+    one value, one per row of a (m) / column of b (n), or block-wise as DeepSeek-V3 (both):
+    scale_a (m, ceil(k/128)) stored column-major (strides (1, m)), scale_b (ceil(k/128),
+    ceil(n/128)) with strides (1, ceil(k/128) rounded up to 4): cuBLASLt's and
+    ``torch._scaled_mm``'s 1x128 / 128x128 layouts.
+
+    out_dtype (or out's dtype): bfloat16 (default), float16, float32, float8_e4m3fn or
+    float8_e5m2. An FP8 out is ``saturate(scale_out * result)`` (scale_out: one float32, None
+    is 1; past the format's largest finite value, Inf included, it gets that value of its sign)
+    and ``amax`` (one float32, written) receives max |result|; beta must be 0 then.
+    """
+    return _run_quantized("fp8", a, b, out, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype,
+                          alpha=alpha, beta=beta, scale_out=scale_out, amax=amax, kernel=kernel, stream=stream)
+
+
+def gemm_int8(a: Any, b: Any, out: Any = None, *, scale_a: Any = None, scale_b: Any = None,
+              out_dtype: Any = None, alpha: float = 1.0, beta: float = 0.0, kernel: Any = "auto",
+              stream: Any = None):
+    """``out = a @ b`` of int8 GPU arrays on INT8 tensor cores (rung 30, Hopper), exactly in
+    int32 (default; exact for k < 2^17), or ``out_dtype="float32"``: ``alpha * s_a(i) s_b(j) *
+    sum + beta * out`` with per-tensor or per-channel float32 scales. Layouts as gemm_fp8."""
+    return _run_quantized("int8", a, b, out, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype,
+                          alpha=alpha, beta=beta, kernel=kernel, stream=stream)
 
 
 def _median(xs: Sequence[float]) -> float:

@@ -26,13 +26,30 @@ _DL_TYPE_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6:
 # 2-byte type: how CuPy/JAX/ml_dtypes spell bfloat16 in __cuda_array_interface__) is taken as
 # bfloat16 only when the array's own dtype says so.
 DTYPES = tuple(_core.dtypes())
-_BY_TYPESTR = {row["typestr"]: row for row in DTYPES if row["typestr"] != "<V2"}
-_BY_DLPACK = {(row["dl_code"], row["dl_bits"]): row for row in DTYPES}
-_BY_NAME = {row["name"]: row for row in DTYPES}
+
+
+class DtypeTable:
+    """Rows of element types (name, typestr, dl_code, dl_bits, itemsize) looked up by their
+    __cuda_array_interface__ typestr, DLPack code and name. A "<V" typestr (no standard
+    spelling: bfloat16 is "<V2", the FP8 types "<V1") names a row only through the array's own
+    dtype name."""
+
+    def __init__(self, rows):
+        self.rows = tuple(rows)
+        self.by_typestr = {r["typestr"]: r for r in self.rows if not r["typestr"].startswith("<V")}
+        self.by_void = {r["name"]: r for r in self.rows if r["typestr"].startswith("<V")}
+        self.by_dlpack = {(r["dl_code"], r["dl_bits"]): r for r in self.rows}
+        self.by_name = {r["name"]: r for r in self.rows}
+
+    def supported(self) -> str:
+        return ", ".join(r["name"] for r in self.rows)
+
+
+FLOATS = DtypeTable(DTYPES)
 
 
 def _supported() -> str:
-    return ", ".join(row["name"] for row in DTYPES)
+    return FLOATS.supported()
 
 
 @dataclass
@@ -90,12 +107,14 @@ def _cuda_array_interface(x: Any, name: str) -> Optional[dict]:
         raise ValueError(f"{name}: {e}") from e
 
 
-def _dtype_from_typestr(typestr: str, x: Any = None):
+def _dtype_from_typestr(typestr: str, x: Any = None, table: DtypeTable = FLOATS):
     if typestr[:1] in "=|":
         typestr = "<" + typestr[1:]
-    if typestr == "<V2" and str(getattr(x, "dtype", "")).endswith("bfloat16"):
-        return _BY_NAME["bfloat16"]
-    return _BY_TYPESTR.get(typestr)
+    if typestr.startswith("<V"):
+        name = str(getattr(x, "dtype", "")).rsplit(".", 1)[-1]
+        row = table.by_void.get(name)
+        return row if row is not None and row["typestr"] == typestr else None
+    return table.by_typestr.get(typestr)
 
 
 def _dtype_text(x: Any, fallback: str) -> str:
@@ -104,9 +123,9 @@ def _dtype_text(x: Any, fallback: str) -> str:
     return str(d) if d is not None else fallback
 
 
-def _from_cai(x: Any, name: str, cai: dict) -> View:
+def _from_cai(x: Any, name: str, cai: dict, table: DtypeTable = FLOATS) -> View:
     typestr = cai.get("typestr", "?")
-    row = _dtype_from_typestr(typestr, x)
+    row = _dtype_from_typestr(typestr, x, table)
     shape = tuple(int(s) for s in cai["shape"])
     ptr, readonly = cai["data"]
     itemsize = row["itemsize"] if row else int(typestr[2:] or 1)
@@ -145,33 +164,37 @@ def _dlpack_capsule(x: Any, stream: int):
     return x.__dlpack__()
 
 
-def _from_dlpack(x: Any, name: str, stream: int) -> View:
+def _from_dlpack(x: Any, name: str, stream: int, table: DtypeTable = FLOATS) -> View:
     device_type, device_id = x.__dlpack_device__()
     if int(device_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
         where = _DL_DEVICE_NAMES.get(int(device_type), f"DLPack device type {int(device_type)}")
         raise ValueError(f"{name} is in {where} memory; gemmlab needs arrays on a CUDA GPU "
                          f"(torch: x.cuda(), cupy.asarray(x), jax.device_put(x, gpu))")
     info = _core.dlpack_info(_dlpack_capsule(x, stream))
-    row = _BY_DLPACK.get((info["dl_code"], info["dl_bits"])) if info["lanes"] == 1 else None
+    row = table.by_dlpack.get((info["dl_code"], info["dl_bits"])) if info["lanes"] == 1 else None
     text = row["name"] if row else _dtype_text(
         x, f"{_DL_TYPE_NAMES.get(info['dl_code'], 'code %d' % info['dl_code'])}{info['dl_bits']}")
     return View(name, x, library_of(x), int(info["ptr"]), tuple(info["shape"]), tuple(info["strides"]),
                 row, text, int(device_id), bool(info["readonly"]), None)
 
 
-def view(x: Any, name: str, stream: int) -> View:
-    """Reads x's memory description; raises TypeError/ValueError for what gemmlab cannot use.
-    Shapes are checked by the product's plan (gemmlab._gemmlab), not here."""
-    cai = _cuda_array_interface(x, name)
+def view(x: Any, name: str, stream: int, table: DtypeTable = FLOATS) -> View:
+    """Reads x's memory description; raises TypeError/ValueError for what gemmlab cannot use
+    (dtypes outside `table`). Shapes are checked by the product's plan (gemmlab._gemmlab), not
+    here. A table with types that __cuda_array_interface__ cannot carry (FP8) reads DLPack
+    first."""
+    has_dlpack = hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")
+    prefer_dlpack = table is not FLOATS and has_dlpack
+    cai = None if prefer_dlpack else _cuda_array_interface(x, name)
     if cai is not None:
-        v = _from_cai(x, name, cai)
-    elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
-        v = _from_dlpack(x, name, stream)
+        v = _from_cai(x, name, cai, table)
+    elif has_dlpack:
+        v = _from_dlpack(x, name, stream, table)
     else:
         raise TypeError(f"{name}: expected a GPU array speaking DLPack or __cuda_array_interface__ "
                         f"(a CUDA torch.Tensor, cupy.ndarray, jax.Array), got {type(x).__module__}.{type(x).__name__}")
     if v.dtype is None:
-        raise TypeError(f"{name} has dtype {v.dtype_text}; gemmlab multiplies {_supported()}")
+        raise TypeError(f"{name} has dtype {v.dtype_text}; gemmlab multiplies {table.supported()}")
     return v
 
 

@@ -11,7 +11,9 @@
 //   - call_views(): anything else, described by the Python half (gemmlab/_interop.py) from
 //     DLPack or __cuda_array_interface__.
 // Element types are rows of one table (kDtypes); the typed library calls are rows of another
-// (kProducts), one per (input, output) type pair the C++ API offers.
+// (kProducts), one per (input, output) type pair the C++ API offers. The 8-bit products
+// (gemm_fp8, gemm_int8: 2-D, with scales) have their own two tables (kQuantDtypes,
+// kQuantProducts) and one pointer-form door, quantized(), planned by gemmlab/_quantized.py.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -30,6 +32,7 @@
 
 #include "gemmlab/gemm.hpp"
 #include "gemmlab/kernels.hpp"
+#include "gemmlab/quantized.hpp"
 #include "gemmlab/status.hpp"
 
 namespace py = pybind11;
@@ -958,6 +961,183 @@ py::dict dlpack_info(const py::capsule& capsule) {
     return d;
 }
 
+// ---------------------------------------------------------------- the 8-bit products
+
+/// The element types of gemm_fp8 and gemm_int8 beyond kDtypes' (whose bfloat16, float16 and
+/// float32 rows are their outputs too). DLPack codes are those of dlpack.h 1.1 (kDLInt = 0,
+/// kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12); "<V1" is any 1-byte type, taken as FP8 only when
+/// the array's own dtype says which.
+struct QuantDtypeRow {
+    const char* name; // as PyTorch, JAX (ml_dtypes) and NumPy spell it
+    const char* typestr;
+    uint8_t dl_code, dl_bits;
+    int itemsize;
+};
+const std::array<QuantDtypeRow, 4> kQuantDtypes{{
+    {"float8_e4m3fn", "<V1", 10, 8, 1},
+    {"float8_e5m2", "<V1", 12, 8, 1},
+    {"int8", "<i1", 0, 8, 1},
+    {"int32", "<i4", 0, 32, 4},
+}};
+
+/// One gemm_fp8 / gemm_int8 call in pointer form (leading dimensions in elements).
+struct QuantProduct {
+    Layout layout;
+    Op op_a, op_b;
+    int64_t m, n, k;
+    float alpha, beta;
+    uintptr_t a, b, c;
+    int64_t lda, ldb, ldc;
+    gemmlab::Scale scale_a, scale_b;
+    gemmlab::Fp8Output output; // FP8 C only
+    GemmOptions options;
+};
+
+template <class TA, class TB, class TC>
+Status fp8_product(const QuantProduct& p, bool validate_only) {
+    const auto* A = reinterpret_cast<const TA*>(p.a);
+    const auto* B = reinterpret_cast<const TB*>(p.b);
+    auto* C = reinterpret_cast<TC*>(p.c);
+    constexpr bool kFp8Out = std::is_same_v<TC, __nv_fp8_e4m3> || std::is_same_v<TC, __nv_fp8_e5m2>;
+    if constexpr (kFp8Out) {
+        if (validate_only)
+            return gemmlab::validate_gemm_fp8<TA, TB, TC>(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A,
+                                                          p.lda, p.scale_a, B, p.ldb, p.scale_b, C, p.ldc,
+                                                          p.output, p.options);
+        return gemmlab::gemm_fp8<TA, TB, TC>(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A, p.lda,
+                                             p.scale_a, B, p.ldb, p.scale_b, C, p.ldc, p.output, p.options);
+    } else {
+        if (validate_only)
+            return gemmlab::validate_gemm_fp8<TA, TB, TC>(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A,
+                                                          p.lda, p.scale_a, B, p.ldb, p.scale_b, p.beta, C,
+                                                          p.ldc, p.options);
+        return gemmlab::gemm_fp8<TA, TB, TC>(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A, p.lda,
+                                             p.scale_a, B, p.ldb, p.scale_b, p.beta, C, p.ldc, p.options);
+    }
+}
+
+template <class TC>
+Status int8_product(const QuantProduct& p, bool validate_only) {
+    const auto* A = reinterpret_cast<const int8_t*>(p.a);
+    const auto* B = reinterpret_cast<const int8_t*>(p.b);
+    auto* C = reinterpret_cast<TC*>(p.c);
+    if constexpr (std::is_same_v<TC, int32_t>) {
+        if (validate_only)
+            return gemmlab::validate_gemm_int8(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, A, p.lda, B, p.ldb, C,
+                                               p.ldc, p.options);
+        return gemmlab::gemm_int8(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, A, p.lda, B, p.ldb, C, p.ldc,
+                                  p.options);
+    } else {
+        if (validate_only)
+            return gemmlab::validate_gemm_int8(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A, p.lda,
+                                               p.scale_a, B, p.ldb, p.scale_b, p.beta, C, p.ldc, p.options);
+        return gemmlab::gemm_int8(p.layout, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, A, p.lda, p.scale_a, B,
+                                  p.ldb, p.scale_b, p.beta, C, p.ldc, p.options);
+    }
+}
+
+struct QuantProductRow {
+    const char *a, *b, *c;
+    Status (*run)(const QuantProduct&, bool validate_only);
+};
+
+using E4M3 = __nv_fp8_e4m3;
+using E5M2 = __nv_fp8_e5m2;
+#define GEMMLAB_PY_FP8_ROWS(TA, A, TB, B)                                                          \
+    {A, B, "bfloat16", &fp8_product<TA, TB, __nv_bfloat16>},                                       \
+    {A, B, "float16", &fp8_product<TA, TB, __half>}, {A, B, "float32", &fp8_product<TA, TB, float>}, \
+    {A, B, "float8_e4m3fn", &fp8_product<TA, TB, E4M3>},                                            \
+    {A, B, "float8_e5m2", &fp8_product<TA, TB, E5M2>},
+// Every (A, B, C) type triple of quantized.hpp.
+const QuantProductRow kQuantProducts[] = {
+    GEMMLAB_PY_FP8_ROWS(E4M3, "float8_e4m3fn", E4M3, "float8_e4m3fn")
+    GEMMLAB_PY_FP8_ROWS(E4M3, "float8_e4m3fn", E5M2, "float8_e5m2")
+    GEMMLAB_PY_FP8_ROWS(E5M2, "float8_e5m2", E4M3, "float8_e4m3fn")
+    {"int8", "int8", "int32", &int8_product<int32_t>},
+    {"int8", "int8", "float32", &int8_product<float>},
+};
+#undef GEMMLAB_PY_FP8_ROWS
+
+gemmlab::Scaling scaling_of(const std::string& name) {
+    if (name == "tensor") return gemmlab::Scaling::PerTensor;
+    if (name == "channel") return gemmlab::Scaling::PerChannel;
+    if (name == "block") return gemmlab::Scaling::BlockWise;
+    throw py::value_error("scaling '" + name + "' is not tensor, channel or block");
+}
+
+/// gemm_fp8 / gemm_int8 (or their validate_ twins) on device pointers: None, or
+/// (status, message). Type names as kQuantDtypes / kDtypes spell them; a (A, B, C) triple the
+/// library lacks raises TypeError naming the ones it has.
+py::object quantized(const std::string& a_dtype, const std::string& b_dtype, const std::string& c_dtype,
+                     const std::string& layout, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                     double alpha, uintptr_t a, int64_t lda, uintptr_t scale_a, const std::string& scaling_a,
+                     uintptr_t b, int64_t ldb, uintptr_t scale_b, const std::string& scaling_b, double beta,
+                     uintptr_t c, int64_t ldc, uintptr_t scale_out, uintptr_t amax, const std::string& kernel,
+                     uintptr_t stream, int device, bool validate_only) {
+    const QuantProductRow* row = nullptr;
+    std::string known;
+    for (const auto& r : kQuantProducts) {
+        if (a_dtype == r.a && b_dtype == r.b && c_dtype == r.c) row = &r;
+        known += std::string(known.empty() ? "" : ", ") + r.a + " x " + r.b + " -> " + r.c;
+    }
+    if (!row)
+        throw py::type_error("no 8-bit product takes " + a_dtype + " x " + b_dtype + " -> " + c_dtype +
+                             " (gemmlab has: " + known + ")");
+    QuantProduct p{};
+    p.layout = layout == "row" ? Layout::RowMajor : Layout::ColMajor;
+    p.op_a = trans_a ? Op::T : Op::N;
+    p.op_b = trans_b ? Op::T : Op::N;
+    p.m = m, p.n = n, p.k = k;
+    p.alpha = float(alpha), p.beta = float(beta);
+    p.a = a, p.b = b, p.c = c, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+    p.scale_a = {reinterpret_cast<const float*>(scale_a), scaling_of(scaling_a)};
+    p.scale_b = {reinterpret_cast<const float*>(scale_b), scaling_of(scaling_b)};
+    p.output = {reinterpret_cast<const float*>(scale_out), reinterpret_cast<float*>(amax)};
+    p.options.kernel = kernel;
+    p.options.stream = reinterpret_cast<cudaStream_t>(stream);
+    Status s;
+    {
+        py::gil_scoped_release release;
+        if (validate_only) {
+            s = row->run(p, true);
+        } else {
+            DeviceGuard guard(device_count() > 0 ? device : -1);
+            s = row->run(p, false);
+        }
+    }
+    if (s == Status::Success) return py::none();
+    return py::make_tuple(std::string(gemmlab::to_string(s)), std::string(gemmlab::last_error()));
+}
+
+py::list quantized_dtypes() {
+    py::list out;
+    for (size_t i = 0; i < kQuantDtypes.size(); ++i) {
+        const auto& row = kQuantDtypes[i];
+        py::dict d;
+        d["index"] = int(i);
+        d["name"] = row.name;
+        d["typestr"] = row.typestr;
+        d["dl_code"] = int(row.dl_code);
+        d["dl_bits"] = int(row.dl_bits);
+        d["itemsize"] = row.itemsize;
+        out.append(d);
+    }
+    return out;
+}
+
+py::list quantized_kernels() {
+    py::list out;
+    for (const auto& info : gemmlab::quantized_kernels()) {
+        py::dict d;
+        d["number"] = info.number;
+        d["name"] = std::string(info.name);
+        d["technique"] = std::string(info.technique);
+        d["needs_sm90a"] = info.needs_sm90a;
+        out.append(d);
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------- small module functions
 
 /// Device that owns a pointer, or -1 when CUDA does not know it (or there is no GPU).
@@ -1054,6 +1234,15 @@ PYBIND11_MODULE(_gemmlab, mod) {
             py::arg("ldb"), py::arg("beta"), py::arg("c"), py::arg("ldc"), py::arg("kernel"), py::arg("precision"),
             py::arg("stream"), py::arg("device"), py::arg("validate_only") = false, py::arg("out_dtype") = "",
             "gemmlab::gemm (or validate_gemm) on device pointers; None, or (status, message) on failure");
+    mod.def("quantized", &quantized, py::arg("a_dtype"), py::arg("b_dtype"), py::arg("c_dtype"),
+            py::arg("layout"), py::arg("trans_a"), py::arg("trans_b"), py::arg("m"), py::arg("n"), py::arg("k"),
+            py::arg("alpha"), py::arg("a"), py::arg("lda"), py::arg("scale_a"), py::arg("scaling_a"), py::arg("b"),
+            py::arg("ldb"), py::arg("scale_b"), py::arg("scaling_b"), py::arg("beta"), py::arg("c"), py::arg("ldc"),
+            py::arg("scale_out"), py::arg("amax"), py::arg("kernel"), py::arg("stream"), py::arg("device"),
+            py::arg("validate_only"),
+            "gemmlab::gemm_fp8 / gemm_int8 (or validate_) on device pointers; None, or (status, message)");
+    mod.def("quantized_dtypes", &quantized_dtypes, "The 8-bit products' own element types (inputs, int32 C)");
+    mod.def("quantized_kernels", &quantized_kernels, "The quantized rungs (gemmlab::quantized_kernels())");
     mod.def("kernels", &kernels, "The GPU rungs (gemmlab::gpu_kernels()) as dicts");
     mod.def("dtypes", &dtypes, "The element types, with their DLPack and __cuda_array_interface__ spellings");
     mod.def("precisions", &precisions, "The names of gemmlab::Precision");

@@ -46,8 +46,9 @@ constexpr KernelInfo quantized_rung(int number, std::string_view name, std::stri
 const KernelInfo kQuantizedRungs[] = {
     quantized_rung(29, "wgmma_fp8",
                    "FP8 (E4M3/E5M2) wgmma m64n128k32 on rung 24's persistent TMA pipeline, "
-                   "wgmma's sums promoted into FP32 registers every 128 k, per-tensor or "
-                   "per-channel scales in the epilogue",
+                   "wgmma's sums promoted into FP32 registers every 128 k (block-wise scales "
+                   "applied there), per-tensor or per-channel scales in the epilogue; BF16, "
+                   "FP16, float or saturating FP8 C with amax",
                    "sm_90a wgmma fp8"),
     quantized_rung(30, "wgmma_int8",
                    "INT8 wgmma m64n256k32 with exact s32 accumulators on rung 24's persistent "
@@ -122,10 +123,36 @@ struct QuantCall {
     Scale scale_b;
     void* C;
     int64_t ldc;
+    Fp8Output output = {}; // FP8 C only
 };
 
 /// Whether the call computes op(A) op(B) (else C = beta * C).
 bool reads_ab(const QuantCall& q) { return q.m > 0 && q.n > 0 && q.k > 0 && q.alpha != 0.0f; }
+
+/// The block-wise scales' rules: both operands or neither, FP8 only, values present where the
+/// product is computed.
+Status check_block_scales(const QuantCall& q) {
+    const bool a = q.scale_a.scaling == Scaling::BlockWise, b = q.scale_b.scaling == Scaling::BlockWise;
+    if (!a && !b) return Status::Success;
+    if (q.kind == QuantKind::Int8)
+        return fail(Status::UnsupportedType, "Scaling::BlockWise is FP8's (gemm_fp8); INT8 takes "
+                                             "PerTensor or PerChannel scales");
+    if (a != b)
+        return fail(Status::UnsupportedType,
+                    std::string("Scaling::BlockWise must be on both operands (scale_a: 1 x 128 "
+                                "groups, scale_b: 128 x 128 blocks), but only ") +
+                        (a ? "scale_a" : "scale_b") + " has it");
+    if (!reads_ab(q)) return Status::Success;
+    if (!q.scale_a.values)
+        return fail(Status::NullPointer, "scale_a is BlockWise but its values are null (m x "
+                                         "ceil(k / 128) = " + std::to_string(q.m) + " x " +
+                                             std::to_string(detail::ceil_div(q.k, int64_t(128))) +
+                                             " floats needed)");
+    if (!q.scale_b.values)
+        return fail(Status::NullPointer, "scale_b is BlockWise but its values are null (ceil(k / "
+                                         "128) x ceil(n / 128) blocks needed)");
+    return Status::Success;
+}
 
 /// gemm's checks, then the scales and the kernel name. No CUDA call.
 Status validate(const QuantCall& q, const GemmOptions& options, const KernelInfo** rung) {
@@ -159,6 +186,7 @@ Status validate(const QuantCall& q, const GemmOptions& options, const KernelInfo
             return fail(Status::NullPointer, "scale_b is PerChannel but its values are null (n = " +
                                                  std::to_string(q.n) + " floats needed)");
     }
+    if (Status s = check_block_scales(q); s != Status::Success) return s;
     return find_rung(options.kernel, q.kind, rung);
 }
 
@@ -181,17 +209,37 @@ __global__ void scale_c_kernel(int64_t m, int64_t n, float beta, TOut* C, int64_
 }
 
 /// The column-major form of the call (row-major: C^T = op(B)^T op(A)^T, scales swapped too).
+/// Block-wise scales are not symmetric in A and B (1 x 128 groups on A, 128 x 128 blocks on B),
+/// so a block-wise row-major call keeps A and B, reads each row-major operand as the
+/// column-major matrix of its transpose (the op flips) and writes C row-major.
 detail::QuantArgs normalize(const QuantCall& q) {
     const auto side = [](Scale s) {
-        return std::pair{s.values, s.scaling == Scaling::PerChannel ? 1 : 0};
+        return std::pair{s.scaling == Scaling::PerChannel || s.scaling == Scaling::PerTensor
+                             ? s.values
+                             : nullptr,
+                         s.scaling == Scaling::PerChannel ? 1 : 0};
     };
     const auto [sa, sa_step] = side(q.scale_a);
     const auto [sb, sb_step] = side(q.scale_b);
-    if (q.layout == Layout::ColMajor)
+    const bool row = q.layout == Layout::RowMajor;
+    detail::OutputScales out{sa, sa_step, sb, sb_step};
+    out.out_scale = q.output.scale;
+    out.amax = q.output.amax;
+    if (q.scale_a.scaling == Scaling::BlockWise) {
+        out.c_row_major = row;
+        const int64_t k_blocks = detail::ceil_div(q.k, int64_t(128));
+        const detail::BlockScales blocks{q.scale_a.values, q.m, q.scale_b.values,
+                                         (k_blocks + 3) / 4 * 4};
+        return {q.m, q.n, q.k, q.alpha, q.beta, q.A, q.lda, (q.op_a == Op::T) != row, q.B,
+                q.ldb, (q.op_b == Op::T) != row, q.C, q.ldc, out, blocks};
+    }
+    if (!row)
         return {q.m, q.n, q.k, q.alpha, q.beta, q.A, q.lda, q.op_a == Op::T, q.B, q.ldb,
-                q.op_b == Op::T, q.C, q.ldc, {sa, sa_step, sb, sb_step}};
+                q.op_b == Op::T, q.C, q.ldc, out};
+    std::swap(out.row, out.col);
+    std::swap(out.row_step, out.col_step);
     return {q.n, q.m, q.k, q.alpha, q.beta, q.B, q.ldb, q.op_b == Op::T, q.A, q.lda,
-            q.op_a == Op::T, q.C, q.ldc, {sb, sb_step, sa, sa_step}};
+            q.op_a == Op::T, q.C, q.ldc, out};
 }
 
 /// The whole call: validation, device and pointer checks, then `launch` (the typed launcher)
@@ -217,10 +265,14 @@ Status run(const QuantCall& q, const GemmOptions& options, Launch&& launch) {
             {"A", product ? q.A : nullptr},
             {"B", product ? q.B : nullptr},
             {"scale_a.values", product ? q.scale_a.values : nullptr},
-            {"scale_b.values", product ? q.scale_b.values : nullptr}};
+            {"scale_b.values", product ? q.scale_b.values : nullptr},
+            {"output.scale", product ? q.output.scale : nullptr},
+            {"output.amax", q.output.amax}};
         for (const auto& [name, p] : pointers)
             if (Status s = check_device_pointer(name, p, device); s != Status::Success) return s;
         if (!product) {
+            if (q.output.amax) // C is beta * C with beta 0 (an FP8 C is never read): all zeros
+                GEMMLAB_CUDA_CHECK(cudaMemsetAsync(q.output.amax, 0, sizeof(float), options.stream));
             const int64_t total = q.m * q.n;
             const unsigned blocks = unsigned(std::min<int64_t>(detail::ceil_div(total, 256), 65535));
             scale_c_kernel<TOut><<<blocks, 256, 0, options.stream>>>(q.m, q.n, q.beta,
@@ -238,9 +290,18 @@ Status run(const QuantCall& q, const GemmOptions& options, Launch&& launch) {
 template <class TA, class TB, class TOut>
 QuantCall fp8_call(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const TA* A, int64_t lda, Scale scale_a, const TB* B, int64_t ldb,
-                   Scale scale_b, float beta, const TOut* C, int64_t ldc) {
+                   Scale scale_b, float beta, const TOut* C, int64_t ldc, Fp8Output output = {}) {
     return {QuantKind::Fp8, layout, op_a, op_b, m, n, k, alpha, beta, A, lda, scale_a, B, ldb,
-            scale_b, const_cast<TOut*>(C), ldc};
+            scale_b, const_cast<TOut*>(C), ldc, output};
+}
+
+/// Rung 29's launcher for the call. The normalized problem of a row-major call has A and B
+/// swapped (normalize), unless its scales are block-wise: its first operand is then B, of type
+/// TB, so the launcher's types swap with them.
+template <class TA, class TB, class TOut>
+auto fp8_launcher(const QuantCall& q) {
+    const bool swapped = q.layout == Layout::RowMajor && q.scale_a.scaling != Scaling::BlockWise;
+    return swapped ? &detail::launch_wgmma_fp8<TB, TA, TOut> : &detail::launch_wgmma_fp8<TA, TB, TOut>;
 }
 
 } // namespace
@@ -251,13 +312,9 @@ template <class TA, class TB, class TOut>
 Status gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const TA* A, int64_t lda, Scale scale_a, const TB* B, int64_t ldb, Scale scale_b,
                 float beta, TOut* C, int64_t ldc, const GemmOptions& options) {
-    // The normalized problem of a row-major call has A and B swapped (normalize): its first
-    // operand is B, of type TB, so the launcher's types swap with them.
-    const auto launch = layout == Layout::RowMajor ? &detail::launch_wgmma_fp8<TB, TA, TOut>
-                                                   : &detail::launch_wgmma_fp8<TA, TB, TOut>;
-    return run<TOut>(fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb, scale_b,
-                              beta, C, ldc),
-                     options, launch);
+    const QuantCall q = fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb,
+                                 scale_b, beta, C, ldc);
+    return run<TOut>(q, options, fp8_launcher<TA, TB, TOut>(q));
 }
 
 template <class TA, class TB, class TOut>
@@ -271,6 +328,26 @@ Status validate_gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, 
                     options, &rung);
 }
 
+template <class TA, class TB, class TC>
+Status gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const TA* A, int64_t lda, Scale scale_a, const TB* B, int64_t ldb, Scale scale_b,
+                TC* C, int64_t ldc, Fp8Output output, const GemmOptions& options) {
+    const QuantCall q = fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb,
+                                 scale_b, 0.0f, C, ldc, output);
+    return run<TC>(q, options, fp8_launcher<TA, TB, TC>(q));
+}
+
+template <class TA, class TB, class TC>
+Status validate_gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                         float alpha, const TA* A, int64_t lda, Scale scale_a, const TB* B,
+                         int64_t ldb, Scale scale_b, const TC* C, int64_t ldc, Fp8Output output,
+                         const GemmOptions& options) {
+    const KernelInfo* rung = nullptr;
+    return validate(fp8_call(layout, op_a, op_b, m, n, k, alpha, A, lda, scale_a, B, ldb, scale_b,
+                             0.0f, C, ldc, output),
+                    options, &rung);
+}
+
 #define GEMMLAB_FP8_INSTANTIATE(TA, TB, TOut)                                                      \
     template Status gemm_fp8<TA, TB, TOut>(Layout, Op, Op, int64_t, int64_t, int64_t, float,       \
                                            const TA*, int64_t, Scale, const TB*, int64_t, Scale,   \
@@ -279,14 +356,25 @@ Status validate_gemm_fp8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, 
                                                     float, const TA*, int64_t, Scale, const TB*,   \
                                                     int64_t, Scale, float, const TOut*, int64_t,   \
                                                     const GemmOptions&);
+#define GEMMLAB_FP8_INSTANTIATE_FP8_C(TA, TB, TC)                                                  \
+    template Status gemm_fp8<TA, TB, TC>(Layout, Op, Op, int64_t, int64_t, int64_t, float,         \
+                                         const TA*, int64_t, Scale, const TB*, int64_t, Scale,     \
+                                         TC*, int64_t, Fp8Output, const GemmOptions&);             \
+    template Status validate_gemm_fp8<TA, TB, TC>(Layout, Op, Op, int64_t, int64_t, int64_t,       \
+                                                  float, const TA*, int64_t, Scale, const TB*,     \
+                                                  int64_t, Scale, const TC*, int64_t, Fp8Output,   \
+                                                  const GemmOptions&);
 #define GEMMLAB_FP8_INSTANTIATE_OUTPUTS(TA, TB)                                                    \
     GEMMLAB_FP8_INSTANTIATE(TA, TB, __nv_bfloat16)                                                 \
     GEMMLAB_FP8_INSTANTIATE(TA, TB, __half)                                                        \
-    GEMMLAB_FP8_INSTANTIATE(TA, TB, float)
+    GEMMLAB_FP8_INSTANTIATE(TA, TB, float)                                                         \
+    GEMMLAB_FP8_INSTANTIATE_FP8_C(TA, TB, __nv_fp8_e4m3)                                           \
+    GEMMLAB_FP8_INSTANTIATE_FP8_C(TA, TB, __nv_fp8_e5m2)
 GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e4m3, __nv_fp8_e4m3)
 GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e4m3, __nv_fp8_e5m2)
 GEMMLAB_FP8_INSTANTIATE_OUTPUTS(__nv_fp8_e5m2, __nv_fp8_e4m3)
 #undef GEMMLAB_FP8_INSTANTIATE_OUTPUTS
+#undef GEMMLAB_FP8_INSTANTIATE_FP8_C
 #undef GEMMLAB_FP8_INSTANTIATE
 
 Status gemm_int8(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,

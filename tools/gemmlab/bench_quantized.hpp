@@ -1,6 +1,7 @@
 #pragma once
-// `gemmlab bench --dtype fp8,int8`: the quantized rungs (29 FP8, 30 INT8) timed against cuBLASLt
-// in the same run, on row-major A op N, B op T (the K-major "TN" both read in place).
+// `gemmlab bench --dtype fp8,fp8-block,int8`: the quantized rungs (29 FP8, 30 INT8) timed
+// against cuBLASLt in the same run, on row-major A op N, B op T (the K-major "TN" both read in
+// place).
 
 #include <string>
 #include <vector>
@@ -10,9 +11,20 @@
 
 namespace gemmlab::cli {
 
-/// The quantized --dtype values: "fp8" (E4M3 x E4M3, BF16 C, per-tensor scales) and "int8"
-/// (int8 x int8, int32 C).
+/// The quantized --dtype values: "fp8" (E4M3 x E4M3, BF16 C, per-tensor scales), "fp8-block"
+/// (the same with DeepSeek-V3's block-wise scales, Scaling::BlockWise) and "int8" (int8 x int8,
+/// int32 C).
 bool is_quantized_dtype(const std::string& d);
+
+/// `gemmlab verify`'s 8-bit part: rung 29 (per-tensor and block-wise scales, BF16 C) and rung 30
+/// (int32 C) on row-major "TN" shapes off the tile sizes, every element against the CPU
+/// reference (FP8 within docs/precision.md's bound, INT8 exactly); one line per case. Returns
+/// kExitOk or kExitCheckFailed; needs an sm_90a GPU (the caller skips elsewhere).
+int run_quantized_verify(uint64_t seed);
+
+/// The FP8 layer shapes of docs/workloads.md ("FP8 layers"), for --shapes: DeepSeek-V3's
+/// linear layers at 64, 128 and 4096 tokens, row-major nt MxNxK.
+std::string fp8_layer_shapes();
 
 /// Checks (sampled elements against the CPU reference: FP8 within docs/precision.md's bound,
 /// INT8 exactly; cuBLASLt's the same way) and times each kind on each shape, gemmlab and

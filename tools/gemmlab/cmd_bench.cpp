@@ -351,8 +351,9 @@ void add_bench_command(CLI::App& app, Action& action) {
         ->each([cfg](const std::string&) { cfg->kernels_given = true; });
     cmd->add_option("--dtype", cfg->dtypes,
                     "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
-                    "f16-f32 (half A and B, float C); fp8 (E4M3, BF16 C), int8 (int32 C): the "
-                    "quantized rungs against cuBLASLt (row-major nt; default sizes 4096,8192)")
+                    "f16-f32 (half A and B, float C); fp8 (E4M3, BF16 C, per-tensor scales), fp8-block "
+                    "(block-wise scales), int8 (int32 C): the quantized rungs against cuBLASLt "
+                    "(row-major nt; default sizes 4096,8192)")
         ->capture_default_str()
         ->each([cfg](const std::string&) { cfg->dtypes_given = true; });
     cmd->add_option("--layout", cfg->layout, "row or col")->capture_default_str();

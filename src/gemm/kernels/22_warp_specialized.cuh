@@ -82,6 +82,8 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
         for (int u = int(blockIdx.x); u < units.count; u += step) {
             const WorkUnit w = units[u];
             const int64_t m0 = int64_t(w.tm) * Cfg::BM, n0 = int64_t(w.tn) * Cfg::BN;
+            // A policy with per-unit state (FP8's block scales) learns the unit's origin.
+            if constexpr (requires { mma.start_unit(p, m0, n0); }) mma.start_unit(p, m0, n0);
             for (int kt = w.kt0; kt < w.kt1; ++kt) {
                 pipe.consumer_wait(read);
                 mma.template k_tile<Cfg::BN>(acc, Layout::a_tile(base, read.stage),

@@ -7,8 +7,11 @@
 // registers with round-to-nearest adds; while one consumer warpgroup waits for its interval and
 // adds it, the other's wgmma keep the tensor cores busy. The per-tensor or per-channel scales and
 // alpha are applied once, in the epilogue (hopper/scaled_epilogue.cuh):
-// C = alpha * s_a(i) s_b(j) * sum + beta * C, rounded once to C's type. Error bound:
-// docs/precision.md ("FP8").
+// C = alpha * s_a(i) s_b(j) * sum + beta * C, rounded once to C's type. Block-wise scales
+// (DeepSeek-V3: op(A) per row and 128 k, op(B) per 128 x 128 block) cannot wait for the
+// epilogue, as they change along k: the promotion multiplies each interval's sum by its k
+// block's factors as it adds it, one FMA instead of one add. An FP8 C saturates, with an output
+// scale and the amax of the result (cuBLASLt's D). Error bound: docs/precision.md ("FP8").
 // Changed from rung 24: FP8 operands (byte tensor maps, 128 values per k tile), the promoting
 // policy and 128 x 128 tiles (the interval sum needs the registers n256 would take), six stages
 // of 32 KB, the scaled epilogue from registers. wgmma reads 8-bit operands K-major only: other
@@ -47,12 +50,14 @@ void launch_wgmma_fp8(const QuantArgs& g, cudaStream_t stream) {
     hopper::launch_8bit<WgmmaFp8Rung, hopper::MmaFp8<TA, TB, kFp8PromoteK>, TOut>(g, stream);
 }
 
-// The input pairs cuBLASLt accepts (E5M2 x E5M2 is not one of them), each with C in BF16, FP16
-// or float.
+// The input pairs cuBLASLt accepts (E5M2 x E5M2 is not one of them), each with C in BF16, FP16,
+// float, E4M3 or E5M2.
 #define GEMMLAB_INSTANTIATE_FP8(TA, TB)                                                            \
     template void launch_wgmma_fp8<TA, TB, __nv_bfloat16>(const QuantArgs&, cudaStream_t);         \
     template void launch_wgmma_fp8<TA, TB, __half>(const QuantArgs&, cudaStream_t);                \
-    template void launch_wgmma_fp8<TA, TB, float>(const QuantArgs&, cudaStream_t);
+    template void launch_wgmma_fp8<TA, TB, float>(const QuantArgs&, cudaStream_t);                 \
+    template void launch_wgmma_fp8<TA, TB, __nv_fp8_e4m3>(const QuantArgs&, cudaStream_t);         \
+    template void launch_wgmma_fp8<TA, TB, __nv_fp8_e5m2>(const QuantArgs&, cudaStream_t);
 GEMMLAB_INSTANTIATE_FP8(__nv_fp8_e4m3, __nv_fp8_e4m3)
 GEMMLAB_INSTANTIATE_FP8(__nv_fp8_e4m3, __nv_fp8_e5m2)
 GEMMLAB_INSTANTIATE_FP8(__nv_fp8_e5m2, __nv_fp8_e4m3)

@@ -54,6 +54,15 @@ template <> struct OutFormat<__nv_bfloat16> {
 template <> struct OutFormat<__half> {
     static constexpr double u = 0x1p-11, eta = 0x1p-25, overflow = 65520.0;
 };
+/// The FP8 formats saturate (Fp8Output): `largest` is what a result past them becomes.
+template <> struct OutFormat<__nv_fp8_e4m3> {
+    static constexpr double u = 0x1p-4, eta = 0x1p-10, largest = 448.0;
+};
+template <> struct OutFormat<__nv_fp8_e5m2> {
+    static constexpr double u = 0x1p-3, eta = 0x1p-17, largest = 57344.0;
+};
+template <class T>
+constexpr bool kSaturates = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
 
 } // namespace
 
@@ -69,18 +78,25 @@ void quantized_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64
                                           : std::vector<double>{};
     const std::vector<double> b = product ? panel_of(layout, op_b == Op::T, true, n, k, B, ldb)
                                           : std::vector<double>{};
+    const bool blocks = scale_a.block_wise && scale_b.block_wise;
     const auto column = [&](int64_t j) {
         for (int64_t i = 0; i < m; ++i) {
-            double sum = 0, abs_sum = 0;
+            double sum = 0, abs_sum = 0, block_sum = 0, block_abs = 0;
             int64_t exact = 0;
             if (product)
                 for (int64_t p = 0; p < k; ++p) {
                     const double x = a[size_t(i * k + p)], y = b[size_t(j * k + p)];
-                    sum += x * y;
-                    abs_sum += std::fabs(x) * std::fabs(y);
+                    block_sum += x * y;
+                    block_abs += std::fabs(x) * std::fabs(y);
                     if constexpr (std::is_same_v<TA, int8_t>) exact += int64_t(x) * int64_t(y);
+                    if (p % 128 == 127 || p == k - 1) { // a k block ends: dequantize it
+                        const double f = blocks ? scale_a.at(i, p / 128) * scale_b.at(j, p / 128) : 1.0;
+                        sum += f * block_sum;
+                        abs_sum += std::fabs(f) * block_abs;
+                        block_sum = block_abs = 0;
+                    }
                 }
-            const double s = product ? alpha * scale_a.at(i) * scale_b.at(j) : 0.0;
+            const double s = product ? alpha * (blocks ? 1.0 : scale_a.at(i) * scale_b.at(j)) : 0.0;
             double c0 = 0;
             if (beta != 0.0) c0 = value_of(C0[row ? i * ldc + j : i + j * ldc]);
             const int64_t out = row ? i * n + j : i + j * m;
@@ -116,6 +132,15 @@ QuantCheck check_quantized(Layout layout, int64_t m, int64_t n, const TOut* C, i
             const double got = value_of(C[row ? i * ldc + j : i + j * ldc]);
             const double want = ref[out];
             const double inf = std::numeric_limits<double>::infinity();
+            if constexpr (kSaturates<TOut>) {
+                const double bound = gamma * mag[out] + F::u * std::fabs(want) + F::eta;
+                if (std::isinf(want) || std::fabs(want) - bound > F::largest) { // saturated
+                    const bool ok = got == std::copysign(F::largest, want);
+                    if (!ok) ++r.failures;
+                    note(i, j, got, want, 0.0, ok ? 0.0 : inf);
+                    continue;
+                }
+            }
             if (std::isnan(want) || std::isinf(want)) { // IEEE special values propagate
                 const bool ok = std::isnan(want) ? std::isnan(got) : got == want;
                 if (!ok) ++r.failures;
@@ -123,10 +148,13 @@ QuantCheck check_quantized(Layout layout, int64_t m, int64_t n, const TOut* C, i
                 continue;
             }
             const double bound = gamma * mag[out] + F::u * std::fabs(want) + F::eta;
-            // A result within its bound of where C's type overflows may round to Inf.
-            const bool may_overflow = std::fabs(want) + bound >= F::overflow;
-            const bool rounded_to_inf =
-                std::isinf(got) && may_overflow && std::signbit(got) == std::signbit(want);
+            bool rounded_to_inf = false;
+            if constexpr (!kSaturates<TOut>) {
+                // A result within its bound of where C's type overflows may round to Inf.
+                const bool may_overflow = std::fabs(want) + bound >= F::overflow;
+                rounded_to_inf =
+                    std::isinf(got) && may_overflow && std::signbit(got) == std::signbit(want);
+            }
             const double err = rounded_to_inf ? 0.0 : std::fabs(got - want); // NaN: fails below
             const bool ok = err <= bound; // false for NaN
             if (!ok) ++r.failures;
@@ -147,6 +175,8 @@ double fp8_gamma(int64_t k, int64_t promote_k) {
     const int64_t intervals = (k + promote_k - 1) / promote_k;
     return double(std::min(k, promote_k)) * u_tc + double(intervals + 4) * u;
 }
+
+double fp8_block_gamma(int64_t k) { return fp8_gamma(k) + 0x1p-24; }
 
 #define GEMMLAB_QREF(TA, TB, TOut)                                                                 \
     template void quantized_gemm<TA, TB, TOut>(Layout, Op, Op, int64_t, int64_t, int64_t, double,  \
@@ -169,5 +199,9 @@ template QuantCheck check_quantized<__nv_bfloat16>(Layout, int64_t, int64_t, con
                                                    int64_t, const double*, const double*, double);
 template QuantCheck check_quantized<__half>(Layout, int64_t, int64_t, const __half*, int64_t,
                                             const double*, const double*, double);
+template QuantCheck check_quantized<__nv_fp8_e4m3>(Layout, int64_t, int64_t, const __nv_fp8_e4m3*,
+                                                   int64_t, const double*, const double*, double);
+template QuantCheck check_quantized<__nv_fp8_e5m2>(Layout, int64_t, int64_t, const __nv_fp8_e5m2*,
+                                                   int64_t, const double*, const double*, double);
 
 } // namespace gemmlab::reference

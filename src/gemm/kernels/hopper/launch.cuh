@@ -142,7 +142,10 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
                   Params<Math, TOut> p, cudaStream_t stream, int splits = 1) {
     p.tiles_m = int(ceil_div(p.m, Cfg::BM));
     p.tiles_n = int(ceil_div(ceil_div(p.n, Cfg::BN), ClusterBlocks) * ClusterBlocks);
-    if constexpr (!kFloatAccumulator<Math>) splits = 1; // no exact FP32 partials for INT8
+    // No split for INT8 (no exact FP32 partials) nor for an FP8 C (its saturation and amax
+    // apply to the whole sum).
+    constexpr bool kSplittable = kFloatAccumulator<Math> && sizeof(TOut) > 1;
+    if constexpr (!kSplittable) splits = 1;
     if (p.batches > 1) splits = 1;                      // a batch has tiles enough
     p.k_splits = split_count<Math::kTileK>(p.k, splits, p.k_tiles_per_split);
     const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
@@ -165,7 +168,7 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     cfg.attrs = attr;
     cfg.numAttrs = ClusterBlocks > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, map_a, map_b, map_c, p));
-    if constexpr (kFloatAccumulator<Math>)
+    if constexpr (kSplittable)
         if (p.k_splits > 1)
             enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m,
                                                    p.n, p.alpha, p.beta, p.C, p.ldc,

@@ -14,6 +14,11 @@
 // alternating ones: the kernel calls the policy once per k tile, so the set an interval writes
 // would be chosen at run time, and ptxas, unable to tell which set the wgmma still in flight
 // write, then waits for all of them before every promotion anyway (it says so: C7517).
+// Block-wise scales (DeepSeek-V3's recipe: op(A) per row and 128 k, op(B) per 128 x 128 block)
+// ride on the promotion: an interval is one 128-value k block, so its sum is multiplied by the
+// block's two factors as it is added (one FMA); without block scales that factor is 1 and the
+// FMA is exactly the add. The factors are loaded when an interval starts, so their latency hides
+// under its wgmma.
 // INT8 (MmaInt8): s32 accumulators, exact while |sum| < 2^31 (docs/precision.md, "INT8").
 
 #include <cstdint>
@@ -26,13 +31,20 @@
 
 namespace gemmlab::detail::hopper {
 
+/// The 8-bit policies' arguments: what the epilogue applies (scaled_epilogue.cuh), and FP8's
+/// block scales, applied in the mainloop.
+struct QuantScales {
+    OutputScales output;
+    BlockScales blocks;
+};
+
 /// Both 8-bit policies: byte storage (TMA moves bytes), one part, 128 values of k per tile, and
-/// the epilogue's scale factors as the policy's arguments.
+/// the scale factors as the policy's arguments.
 struct Mma8BitBase {
     using Storage = uint8_t;
     static constexpr int kParts = 1;
     static constexpr int kTileK = 128; // 128 bytes
-    using Args = OutputScales;
+    using Args = QuantScales;
     __host__ __device__ static constexpr int part_row_a(const Args&, int) { return 0; }
     __host__ __device__ static constexpr int part_row_b(const Args&, int) { return 0; }
 };
@@ -57,13 +69,50 @@ struct MmaFp8 : Mma8BitBase {
         /// current unit issued so far.
         float interval_sum[kN / 2];
         int issued = 0;
+        /// Block-wise scales of this thread's rows r0 and r0 + 8 (block_a, + second_row; rows
+        /// past m read row m - 1: their sums are zero and never stored) and of the unit's 128
+        /// columns (block_b); null block_a: no block scales. `factor` is the interval in
+        /// flight's a(row, kb) * b(kb, jb) for the two rows, 1 without block scales.
+        const float* block_a = nullptr;
+        int64_t block_a_step = 0; // lda: the next k block
+        int second_row = 8;
+        const float* block_b = nullptr;
+        float factor[2] = {1.0f, 1.0f};
+
+        /// A new unit at (m0, n0): where its block scales are (22_warp_specialized.cuh calls
+        /// this before the unit's first k tile).
+        template <class P>
+        __device__ __forceinline__ void start_unit(const P& p, int64_t m0, int64_t n0) {
+            const BlockScales& s = p.math.blocks;
+            block_a = s.a;
+            if (!s.a) return;
+            static_assert(kTilesPerInterval == 1, "block scales change every 128 values of k: "
+                                                  "one interval per k block");
+            const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4, wg = threadIdx.x / 128;
+            const int64_t r0 = min(m0 + 64 * wg + 16 * warp + lane / 4, p.m - 1);
+            block_a = s.a + r0;
+            block_a_step = s.lda;
+            second_row = int(min(r0 + 8, p.m - 1) - r0);
+            block_b = s.b + (n0 / kN) * s.ldb; // a 128-column tile is one block of columns
+        }
 
 #ifdef GEMMLAB_SM90A
-        /// acc += the finished interval's sum (FP32 adds, round to nearest): the promotion.
+        /// acc += factor * the finished interval's sum (one FMA, round to nearest): the
+        /// promotion.
         __device__ __forceinline__ void promote(float (&acc)[kN / 2]) {
             pin_accumulators(interval_sum); // read only after the wait that retired its wgmma
 #pragma unroll
-            for (int i = 0; i < kN / 2; ++i) acc[i] = __fadd_rn(acc[i], interval_sum[i]);
+            for (int i = 0; i < kN / 2; ++i)
+                acc[i] = __fmaf_rn(interval_sum[i], factor[(i / 2) % 2], acc[i]);
+        }
+
+        /// The block factors of interval kb (k block kb), for its promotion one k tile later.
+        __device__ __forceinline__ void load_factors(int kb) {
+            if (!block_a) return;
+            const float b = __ldg(block_b + kb);
+            const float* a = block_a + kb * block_a_step;
+            factor[0] = __ldg(a) * b;
+            factor[1] = __ldg(a + second_row) * b;
         }
 #endif
 
@@ -85,6 +134,7 @@ struct MmaFp8 : Mma8BitBase {
                 wgmma_wait<0>();
                 promote(acc);
             }
+            if (starts) load_factors(issued / kTilesPerInterval);
             wgmma_fence(); // interval_sum was just read by ordinary instructions
 #pragma unroll
             for (int ks = 0; ks < 4; ++ks) // 4 k steps of 32
@@ -119,6 +169,10 @@ struct MmaInt8 : Mma8BitBase {
         using A = typename Layout::ShapeA;
         using B = typename Layout::ShapeB;
         static_assert(A::kKMajor && B::kKMajor, "INT8 wgmma reads both operands K-major");
+
+        /// Nothing per unit: INT8 has no block scales.
+        template <class P>
+        __device__ __forceinline__ void start_unit(const P&, int64_t, int64_t) {}
 
         template <int BN>
         __device__ __forceinline__ void k_tile(int32_t (&acc)[BN / 2], uint32_t a, uint32_t b,

@@ -105,7 +105,9 @@ void launch_8bit(const QuantArgs& g, cudaStream_t stream) {
     p.B = direct_b ? static_cast<const uint8_t*>(g.B) : b_packed;
     p.ldb = direct_b ? g.ldb : ldp;
     p.C = static_cast<TOut*>(g.C), p.ldc = g.ldc;
-    p.math = g.scales;
+    p.math = {g.scales, g.blocks};
+    if (g.scales.amax) // the epilogue's atomicMax joins every warp's largest |result| into it
+        GEMMLAB_CUDA_CHECK(cudaMemsetAsync(g.scales.amax, 0, sizeof(float), stream));
     // K-major maps: (k, m) boxes of 128 bytes x BM, (k, n) boxes of 128 bytes x BN.
     const CUtensorMap map_a = make_operand_map(p.A, g.k, g.m, p.lda, Cfg::BM);
     const CUtensorMap map_b = make_operand_map(p.B, g.k, g.n, p.ldb, Cfg::BN);
