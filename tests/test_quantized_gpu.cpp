@@ -460,7 +460,12 @@ TEST(Fp8Gpu, BlockWiseScalesOverManyBinadesAndLongK) {
         run_fp8<E4M3, E4M3, float>(c);
         run_fp8<E4M3, E5M2, __nv_bfloat16>(c);
         c.layout = Layout::ColMajor;
-        run_fp8<E5M2, E4M3, __half>(c);
+        // FP16 C stops at 65504: with every E5M2 binade and scales up to 2^20 a side most
+        // results overflow it, and where a sum cancels to less than its error bound the FP32
+        // result and the reference may overflow to opposite infinities (seen on an H100: -inf
+        // against 9.3e11 with a bound of 5.6e14). The wide-range case writes float C instead.
+        if (f == Fill::WideRange) run_fp8<E5M2, E4M3, float>(c);
+        else run_fp8<E5M2, E4M3, __half>(c);
     }
     for (Fill f : {Fill::SameSign, Fill::Signed}) {
         Fp8Case c = block_case(Layout::RowMajor, Op::N, Op::T, 136, 256, 16384);
