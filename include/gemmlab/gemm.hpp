@@ -139,8 +139,9 @@ Status validate_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int6
 /// - The last batch's last element of every operand the call reads or writes must have an
 ///   int64 offset (else Status::SizeOverflow).
 /// - Every argument is validated before any CUDA call, as gemm's. A rung that batches natively
-///   (KernelInfo::native_batch: cuBLAS, 13-19) covers the batch in one launch; any other rung
-///   named in `options.kernel` is run once per batch. `auto` picks among the native ones.
+///   (KernelInfo::native_batch: cuBLAS, 13-19, 22-24, 27, 28) covers the batch in one launch;
+///   any other rung named in `options.kernel` is run once per batch. `auto` picks among the
+///   native ones.
 template <class T>
 Status gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
                             T alpha, const T* A, int64_t lda, int64_t stride_a, const T* B,

@@ -88,8 +88,9 @@ struct KernelInfo {
     /// none beyond what the build targets: 90 for FP64 DMMA m16n8k16 (rung 15). On an older
     /// GPU a call naming it returns Status::UnsupportedDevice and `auto` does not pick it.
     int min_compute_capability = 0;
-    /// Runs a strided batched call (gemm_strided_batched) in one launch, the batch on
-    /// gridDim.z, or (cuBLAS) in one cublas*StridedBatched call. A rung without it is run by
+    /// Runs a strided batched call (gemm_strided_batched) in one launch (the batch on
+    /// gridDim.z, or, for the Hopper skeleton's rungs 22-24, as more work units of one grid),
+    /// or (cuBLAS) in one cublas*StridedBatched call. A rung without it is run by
     /// the API once per batch: correct, but one launch each. `auto` picks among these only
     /// when a call has more than one batch.
     bool native_batch = false;
