@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "common/fill.hpp"
+#include "gemm/auto_select.hpp"
 #include "gemm/reference/check.hpp"
 #include "gemmlab/bench_core.hpp"
 #include "gemmlab/gemmlab.hpp"
@@ -380,6 +382,63 @@ TEST_P(TallAndWide, GpuReferencePastTheGridLimit) {
 
 INSTANTIATE_TEST_SUITE_P(, TallAndWide, ::testing::Values(DType::F32, DType::F64, DType::BF16, DType::F16),
                          [](const auto& info) { return std::string(cli::to_string(info.param)); });
+
+// ------------------------------------------------------------------ rung 24's narrow tiles
+// auto runs rung 24's kernel on 128x128 and 128x64 tiles too (hopper/configs.hpp), whole, in
+// k slices and over a strided batch; none of these is a rung of its own, so only auto reaches
+// them. Column-major nn shapes on which auto's model (on an H100 or H200) takes them: each
+// result checked, and the set of picks must cover both tiles and a split. BF16 and FP16, C in
+// the input type and in float.
+class NarrowTiles : public ::testing::TestWithParam<DType> {};
+
+TEST_P(NarrowTiles, AutoTakesEachTileWholeSplitAndBatchedAndIsRight) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const DType dt = GetParam();
+    const bool f16 = dt == DType::F16 || dt == DType::F16_F32;
+    const bool f32_out = dt == DType::BF16_F32 || dt == DType::F16_F32;
+    const cli::Shape shapes[] = {{1024, 1024, 1024}, {512, 512, 16384}, {2048, 128, 2048, 32},
+                                 {8192, 64, 4096},   {4096, 96, 2048},  {1000, 100, 3000},
+                                 {1024, 64, 1024, 64}};
+    std::set<std::string> picks;
+    bool split = false;
+    uint64_t seed = 9500;
+    for (const cli::Shape& s : shapes) {
+        detail::Problem p{};
+        p.type = f16 ? DataType::F16 : DataType::BF16;
+        p.c_type = f32_out ? DataType::F32 : p.type;
+        p.m = s.m, p.n = s.n, p.k = s.k, p.alpha = 1;
+        p.batch.count = s.batch;
+        const detail::AutoChoice c = detail::current_auto_choice(p);
+        picks.emplace(c.candidate);
+        split |= c.candidate.starts_with("persistent 128x") && c.splits > 1;
+        const FillKind fill = s.k > 8192 ? FillKind::Uniform : FillKind::SmallIntegers;
+        for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {-0.5, 2.0}}) {
+            const Case cs{dt, Layout::ColMajor, Op::N, Op::N, s, alpha, beta, 0, fill};
+            DeviceProblem run(cs, seed++, ReferenceSource::Gpu);
+            const cli::RunResult r = run.run_and_check("auto");
+            ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+            EXPECT_TRUE(r.check.pass) << c.candidate << " x" << c.splits << " " << cs.describe()
+                                      << ": " << reference::describe(r.check);
+            EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+        }
+    }
+    std::string all;
+    for (const auto& x : picks) all += " [" + x + "]";
+    EXPECT_TRUE(picks.count("persistent 128x128x64 ws")) << "picks:" << all;
+    EXPECT_TRUE(picks.count("persistent 128x64x64 ws")) << "picks:" << all;
+    EXPECT_TRUE(split) << "no narrow tile ran in k slices; picks:" << all;
+}
+
+INSTANTIATE_TEST_SUITE_P(, NarrowTiles,
+                         ::testing::Values(DType::BF16, DType::F16, DType::BF16_F32, DType::F16_F32),
+                         [](const auto& info) {
+                             std::string name = cli::to_string(info.param);
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
 
 // ------------------------------------------------------------------ strided batched GEMM
 // A Case with shape.batch != 1 calls gemm_strided_batched (DeviceProblem: batches stored one
