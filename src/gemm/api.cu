@@ -33,6 +33,7 @@
 #include "gemm/element.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/operand_rules.hpp"
 #include "gemm/pointer_check.hpp"
 #include "gemm/registry.hpp"
 #include "gemmlab/gemm.hpp"
@@ -57,57 +58,14 @@ void set_last_error(std::string message) { t_last_error = std::move(message); }
 
 namespace {
 
-/// Offset of the last element of a stored rows x cols matrix with leading dimension ld (in the
-/// storage order where ld strides the outer index), or -1 when it overflows int64.
-int64_t last_offset(int64_t inner, int64_t outer, int64_t ld) {
-    if (inner == 0 || outer == 0) return 0;
-    int64_t prod = 0, sum = 0;
-    if (__builtin_mul_overflow(outer - 1, ld, &prod) || __builtin_add_overflow(prod, inner - 1, &sum))
-        return -1;
-    return sum;
-}
+using detail::last_offset_of;
+using Operand = detail::StoredOperand;
 
-struct Operand {
-    const char* name;   // "A", "B", "C"
-    const char* ld_name;// "lda", ...
-    int64_t rows, cols; // as stored (after op is undone)
-    const char* rows_expr, *cols_expr;
-    int64_t ld;
-    bool is_op_t;
-    bool has_op;
-};
-
-/// "(row-major A, op N)": where an operand's rule was broken, for its failure message.
-std::string operand_where(bool row, const Operand& x) {
-    return std::string("(") + (row ? "row-major " : "column-major ") + x.name +
-           (x.has_op ? (x.is_op_t ? ", op T)" : ", op N)") : ")");
-}
-
-/// Offset of the last element of operand x as stored in `layout` (-1 when it overflows int64).
-int64_t last_offset_of(Layout layout, const Operand& x) {
-    const bool row = layout == Layout::RowMajor;
-    return last_offset(row ? x.cols : x.rows, row ? x.rows : x.cols, x.ld);
-}
-
-/// Leading-dimension and overflow rule for one operand: column-major storage strides columns
-/// by ld, so ld >= rows; row-major strides rows, so ld >= cols. The message text is built only
-/// when the rule is broken: on the success path this is integer arithmetic (it used to build
-/// the "where" string for every operand of every call, a heap allocation each).
+/// gemm's rule for one operand (operand_rules.hpp), as a Status with last_error set.
 Status check_operand(Layout layout, const Operand& x) {
-    const bool row = layout == Layout::RowMajor;
-    const int64_t need = std::max<int64_t>(1, row ? x.cols : x.rows);
-    if (x.ld < need)
-        return fail(Status::InvalidLeadingDimension,
-                    std::string(x.ld_name) + " = " + std::to_string(x.ld) + " is less than max(1, " +
-                        (row ? x.cols_expr : x.rows_expr) + ") = " + std::to_string(need) + " " +
-                        operand_where(row, x));
-    const int64_t inner = row ? x.cols : x.rows, outer = row ? x.rows : x.cols;
-    if (last_offset(inner, outer, x.ld) < 0)
-        return fail(Status::SizeOverflow, std::string("the last element of ") + x.name + " " +
-                                              operand_where(row, x) + " lies beyond int64: " +
-                                              std::to_string(outer) + " x " + x.ld_name + " = " +
-                                              std::to_string(x.ld));
-    return Status::Success;
+    std::string message;
+    const Status s = detail::check_stored_operand(layout, x, &message);
+    return s == Status::Success ? s : fail(s, std::move(message));
 }
 
 /// The rung that `key` names: its name ("smem_tile") or its number written the canonical way

@@ -13,6 +13,7 @@
 #include "common/cuda_check.hpp"
 #include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
+#include "gemm/operand_rules.hpp"
 #include "gemm/pointer_check.hpp"
 #include "gemm/quantized_problem.hpp"
 #include "gemmlab/quantized.hpp"
@@ -58,30 +59,11 @@ const KernelInfo kQuantizedRungs[] = {
 constexpr const KernelInfo& kFp8Rung = kQuantizedRungs[0];
 constexpr const KernelInfo& kInt8Rung = kQuantizedRungs[1];
 
-/// Offset of the last element of a stored inner x outer matrix, or -1 past int64.
-int64_t last_offset(int64_t inner, int64_t outer, int64_t ld) {
-    if (inner == 0 || outer == 0) return 0;
-    int64_t prod = 0, sum = 0;
-    if (__builtin_mul_overflow(outer - 1, ld, &prod) || __builtin_add_overflow(prod, inner - 1, &sum))
-        return -1;
-    return sum;
-}
-
-/// The leading-dimension and overflow rules of one operand stored rows x cols (gemm's rules).
-Status check_operand(Layout layout, const char* name, const char* ld_name, int64_t rows,
-                     int64_t cols, const char* rows_expr, const char* cols_expr, int64_t ld) {
-    const bool row = layout == Layout::RowMajor;
-    const int64_t need = std::max<int64_t>(1, row ? cols : rows);
-    if (ld < need)
-        return fail(Status::InvalidLeadingDimension,
-                    std::string(ld_name) + " = " + std::to_string(ld) + " is less than max(1, " +
-                        (row ? cols_expr : rows_expr) + ") = " + std::to_string(need) + " (" +
-                        (row ? "row-major " : "column-major ") + name + ")");
-    if (last_offset(row ? cols : rows, row ? rows : cols, ld) < 0)
-        return fail(Status::SizeOverflow, std::string("the last element of ") + name +
-                                              " lies beyond int64 (" + ld_name + " = " +
-                                              std::to_string(ld) + ")");
-    return Status::Success;
+/// gemm's rule for one operand (operand_rules.hpp), as a Status with last_error set.
+Status check_operand(Layout layout, const detail::StoredOperand& x) {
+    std::string message;
+    const Status s = detail::check_stored_operand(layout, x, &message);
+    return s == Status::Success ? s : fail(s, std::move(message));
 }
 
 /// The rung `key` names for a call of `kind`, nullptr for auto; or a failure.
@@ -162,16 +144,12 @@ Status validate(const QuantCall& q, const GemmOptions& options, const KernelInfo
             return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
                                                  " is negative (sizes must be >= 0)");
     const bool ta = q.op_a == Op::T, tb = q.op_b == Op::T;
-    if (Status s = check_operand(q.layout, "A", "lda", ta ? q.k : q.m, ta ? q.m : q.k,
-                                 ta ? "k" : "m", ta ? "m" : "k", q.lda);
-        s != Status::Success)
-        return s;
-    if (Status s = check_operand(q.layout, "B", "ldb", tb ? q.n : q.k, tb ? q.k : q.n,
-                                 tb ? "n" : "k", tb ? "k" : "n", q.ldb);
-        s != Status::Success)
-        return s;
-    if (Status s = check_operand(q.layout, "C", "ldc", q.m, q.n, "m", "n", q.ldc); s != Status::Success)
-        return s;
+    const detail::StoredOperand ops[] = {
+        {"A", "lda", ta ? q.k : q.m, ta ? q.m : q.k, ta ? "k" : "m", ta ? "m" : "k", q.lda, ta, true},
+        {"B", "ldb", tb ? q.n : q.k, tb ? q.k : q.n, tb ? "n" : "k", tb ? "k" : "n", q.ldb, tb, true},
+        {"C", "ldc", q.m, q.n, "m", "n", q.ldc, false, false}};
+    for (const auto& x : ops)
+        if (Status s = check_operand(q.layout, x); s != Status::Success) return s;
     const bool writes_c = q.m > 0 && q.n > 0;
     if (writes_c && !q.C)
         return fail(Status::NullPointer, "C is null but m x n = " + std::to_string(q.m) + " x " +
