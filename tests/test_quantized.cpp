@@ -250,6 +250,19 @@ TEST(QuantizedReference, CheckFlagsWrongValuesAndSpecials) {
     EXPECT_EQ(r.failures, 4); // 1.01 is past FP16's rounding of 1 (u |Ref|), and no special matches
 }
 
+TEST(QuantizedReference, InfinityOfTheSignTheBoundReaches) {
+    // gamma 1: bounds of about |mag|. A sum of -1.27e6 whose bound is 1e10 may have been anything
+    // from -1e10 to 1e10 before FP16's rounding, so +Inf and -Inf are both right; -70000 with a
+    // bound of 70000 only reaches FP16's overflow below zero; 100 reaches neither.
+    const double ref[] = {-1.27e6, -1.27e6, -70000.0, 100.0}, mag[] = {1e10, 1e10, 70000.0, 100.0};
+    const __half good[] = {__float2half(INFINITY), __float2half(-INFINITY),
+                           __float2half(-INFINITY), __float2half(100.0f)};
+    EXPECT_TRUE(reference::check_quantized(Layout::ColMajor, 4, 1, good, 4, ref, mag, 1.0).pass());
+    const __half bad[] = {__float2half(NAN), __float2half(NAN), __float2half(INFINITY),
+                          __float2half(INFINITY)};
+    EXPECT_EQ(reference::check_quantized(Layout::ColMajor, 4, 1, bad, 4, ref, mag, 1.0).failures, 4);
+}
+
 TEST(QuantizedReference, Fp8BoundGrowsWithTheIntervals) {
     // 128 products in a 14-bit accumulator, then FP32 adds: the first term dominates for short k.
     EXPECT_DOUBLE_EQ(reference::fp8_gamma(128), 128 * 0x1p-13 + 5 * 0x1p-24);

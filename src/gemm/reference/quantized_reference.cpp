@@ -150,10 +150,11 @@ QuantCheck check_quantized(Layout layout, int64_t m, int64_t n, const TOut* C, i
             const double bound = gamma * mag[out] + F::u * std::fabs(want) + F::eta;
             bool rounded_to_inf = false;
             if constexpr (!kSaturates<TOut>) {
-                // A result within its bound of where C's type overflows may round to Inf.
-                const bool may_overflow = std::fabs(want) + bound >= F::overflow;
-                rounded_to_inf =
-                    std::isinf(got) && may_overflow && std::signbit(got) == std::signbit(want);
+                // The sum before C's rounding lies within the bound of want, so C may be +Inf
+                // where want + bound reaches the overflow threshold, and -Inf where want - bound
+                // does: where the bound is wider than |want| (wide scales, cancellation), either.
+                rounded_to_inf = std::isinf(got) && (got > 0 ? want + bound >= F::overflow
+                                                             : want - bound <= -F::overflow);
             }
             const double err = rounded_to_inf ? 0.0 : std::fabs(got - want); // NaN: fails below
             const bool ok = err <= bound; // false for NaN
