@@ -3,7 +3,7 @@
 // Idea: neighbouring blocks along n read the same A tile. In a cluster of 2 blocks (launched
 // with cudaLaunchAttributeClusterDimension, side by side along n in the raster) each block
 // loads half of A's tile and multicasts it into the shared memory of both (multicast::cluster,
-// one copy from L2 to two SMs), so A's L2->SM traffic halves: MulticastLoads below. The cost is
+// one copy from L2 to two SMs), so A's L2->SM traffic halves: MulticastLoads (23_cluster_multicast.cuh). The cost is
 // coupling: a block may overwrite a stage only when the consumers of both blocks freed it, so
 // consumers arrive on the "empty" barriers of both blocks (mapa + mbarrier.arrive on the
 // cluster address), and a block's shared memory must outlive its partner's copies (a cluster
@@ -12,46 +12,9 @@
 // Changed from rung 22: 2-block clusters, A multicast, cluster-wide stage release.
 // Measured: docs/ladder.md.
 
-#include "gemm/kernels/22_warp_specialized.cuh"
+#include "gemm/kernels/23_cluster_multicast.cuh"
 
 namespace gemmlab::detail {
-
-namespace hopper {
-
-/// The producer's load of one stage in a block pair: this block's half of A (rows when A is
-/// K-major, every other panel when MN-major) lands in both blocks; B is this block's own.
-template <class Cfg, class Math, class Layout>
-struct MulticastLoads {
-    template <class Pipeline, class Args>
-    __device__ __forceinline__ static void issue(const Pipeline& pipe,
-                                                 const typename Pipeline::State& state,
-                                                 uint32_t base, const void* map_a, const void* map_b,
-                                                 int m0, int n0, int kt, int batch_a,
-                                                 int batch_b, const Args&) {
-#ifdef GEMMLAB_SM90A
-        using A = typename Layout::ShapeA;
-        using B = typename Layout::ShapeB;
-        static_assert(Cfg::kParts == 1, "the multicast rung loads one part per operand");
-        constexpr uint16_t kBoth = 0x3;
-        const int k0 = kt * Math::kTileK;
-        const uint32_t bar = pipe.full(state);
-        const uint32_t rank = BlockPair::rank();
-        pipe.producer_expect(state, Cfg::kStageBytes); // both halves of A arrive here
-        const uint32_t a = Layout::a_tile(base, state.stage);
-        if constexpr (A::kKMajor) {
-            const uint32_t half = rank * (Cfg::BM / 2);
-            tma_load_3d_multicast(a + half * 128, map_a, bar, k0, int(m0 + half), batch_a, kBoth);
-        } else {
-            for (int pa = int(rank); pa < A::kPanels; pa += 2)
-                tma_load_3d_multicast(a + pa * A::kPanelBytes, map_a, bar, m0 + A::kRowElems * pa,
-                                      k0, batch_a, kBoth);
-        }
-        tma_load_tile<B>(Layout::b_tile(base, state.stage), map_b, bar, n0, k0, batch_b);
-#endif
-    }
-};
-
-} // namespace hopper
 
 namespace {
 struct ClusterMulticastRung {

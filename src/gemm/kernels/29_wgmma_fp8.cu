@@ -37,6 +37,7 @@ struct WgmmaFp8Rung {
     using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
     using Schedule = hopper::PersistentSchedule;
     using Epilogue = hopper::ScaledEpilogue;
+    static constexpr int kClusterBlocks = Cluster::kBlocks;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
     template <class Math, class TOut, bool TA, bool TB>
     static constexpr auto kernel() {

@@ -108,10 +108,11 @@ void launch_8bit(const QuantArgs& g, cudaStream_t stream) {
     p.math = {g.scales, g.blocks};
     if (g.scales.amax) // the epilogue's atomicMax joins every warp's largest |result| into it
         GEMMLAB_CUDA_CHECK(cudaMemsetAsync(g.scales.amax, 0, sizeof(float), stream));
-    // K-major maps: (k, m) boxes of 128 bytes x BM, (k, n) boxes of 128 bytes x BN.
-    const CUtensorMap map_a = make_operand_map(p.A, g.k, g.m, p.lda, Cfg::BM);
+    // K-major maps: (k, m) boxes of 128 bytes x BM (split over a cluster's blocks, each of
+    // which loads its share of A's tile for all), (k, n) boxes of 128 bytes x BN.
+    const CUtensorMap map_a = make_operand_map(p.A, g.k, g.m, p.lda, Cfg::BM / Rung::kClusterBlocks);
     const CUtensorMap map_b = make_operand_map(p.B, g.k, g.n, p.ldb, Cfg::BN);
-    launch_tiles<Cfg, typename Rung::Schedule, 1, Rung::kThreads,
+    launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
                  Rung::template kernel<Math, TOut, /*TA=*/true, /*TB=*/false>()>(map_a, map_b,
                                                                               CUtensorMap{}, p,
                                                                               stream);

@@ -3,7 +3,7 @@
 // its full barrier and issues one TMA box per operand tile (K-major: 128 bytes of k x R rows) or
 // per panel (MN-major: R / kTileK panels of kTileK x kTileK), for each part of the math policy.
 // TMA swizzles as the tensor map says and zero-fills outside the matrix, so edge tiles need no
-// code. Rung 23 replaces this step with its multicast form (23_cluster_multicast.cu).
+// code. Rung 23 replaces this step with its multicast form (23_cluster_multicast.cuh).
 
 #include <cstdint>
 
