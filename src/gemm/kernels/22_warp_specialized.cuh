@@ -29,6 +29,15 @@ namespace gemmlab::detail::hopper {
 inline constexpr int kProducerRegisters = 40;
 inline constexpr int kConsumerRegisters = 232;
 
+/// A math policy that keeps a k tile's wgmma in flight while it reads register sets the tile
+/// before wrote (FP8's and 3xTF32's interval sums): its k_tile takes the tile's parity (0, 1
+/// alternating from a unit's first tile) as a template argument, commits its own wgmma groups
+/// and returns once every group but its last has retired. Its accumulators are ordinary FP32
+/// registers, which the kernel zeroes when a unit starts (in k_tile, that zeroing would be a
+/// select per register in every tile).
+template <class Consumer>
+concept OverlapsTiles = Consumer::kOverlapsTiles;
+
 template <class Rung, class Math, class TOut, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -84,15 +93,50 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             const int64_t m0 = int64_t(w.tm) * Cfg::BM, n0 = int64_t(w.tn) * Cfg::BN;
             // A policy with per-unit state (FP8's block scales) learns the unit's origin.
             if constexpr (requires { mma.start_unit(p, m0, n0); }) mma.start_unit(p, m0, n0);
-            for (int kt = w.kt0; kt < w.kt1; ++kt) {
+            // One k tile: wait for its stage, issue its wgmma, and once the previous tile's
+            // wgmma have retired, release that tile's stage. A policy that overlaps tiles
+            // (OverlapsTiles) commits and waits itself and gets the parity as a constant, so
+            // ptxas sees which registers each wgmma in flight writes. ptxas loses that where
+            // paths join (a loop's back edge, the end of an if: it then serializes every wgmma,
+            // C7514), so such a loop runs four tiles in straight-line code and drains the tensor
+            // cores before each join.
+            auto consume = [&]<int Parity>(int kt) {
                 pipe.consumer_wait(read);
-                mma.template k_tile<Cfg::BN>(acc, Layout::a_tile(base, read.stage),
-                                             Layout::b_tile(base, read.stage), wg, kt > w.kt0);
-                wgmma_commit();
-                wgmma_wait<1>(); // the previous k tile's wgmma retired: release its stage
+                const uint32_t a = Layout::a_tile(base, read.stage);
+                const uint32_t b = Layout::b_tile(base, read.stage);
+                if constexpr (OverlapsTiles<decltype(mma)>) {
+                    mma.template k_tile<Cfg::BN, Parity>(acc, a, b, wg, kt > w.kt0);
+                } else {
+                    mma.template k_tile<Cfg::BN>(acc, a, b, wg, kt > w.kt0);
+                    wgmma_commit();
+                    wgmma_wait<1>();
+                }
                 if (kt > w.kt0) pipe.consumer_release(previous);
                 previous = read;
                 ++read;
+            };
+            int kt = w.kt0;
+            if constexpr (OverlapsTiles<decltype(mma)>) {
+#pragma unroll
+                for (int i = 0; i < Cfg::BN / 2; ++i) acc[i] = 0.0f;
+                // Parities 0, 1, 0, 1, ... from the unit's first tile, a drain after every four
+                // (then two, then one) tiles.
+                for (; kt + 4 <= w.kt1; kt += 4) {
+                    consume.template operator()<0>(kt);
+                    consume.template operator()<1>(kt + 1);
+                    consume.template operator()<0>(kt + 2);
+                    consume.template operator()<1>(kt + 3);
+                    wgmma_wait<0>();
+                }
+                if (kt + 2 <= w.kt1) {
+                    consume.template operator()<0>(kt);
+                    consume.template operator()<1>(kt + 1);
+                    wgmma_wait<0>();
+                    kt += 2;
+                }
+                if (kt < w.kt1) consume.template operator()<0>(kt);
+            } else {
+                for (; kt < w.kt1; ++kt) consume.template operator()<0>(kt);
             }
             wgmma_wait<0>();
             pin_accumulators(acc);

@@ -75,6 +75,10 @@ struct MmaTf32x3 {
                       "two interval sums alternate at fixed registers");
         float step_sum[2][kN / 2];
         bool pending = false; // step_sum[1] holds the last interval of the previous k tile
+        /// k_tile commits each interval itself and returns with the tile's last interval still
+        /// on the tensor cores, so the next tile's first interval overlaps it (the kernel then
+        /// adds no commit and wait of its own; 22_warp_specialized.cuh).
+        static constexpr bool kOverlapsTiles = true;
 
         __device__ __forceinline__ static void add_step(float (&acc)[kN / 2],
                                                         float (&step)[kN / 2]) {
@@ -85,16 +89,14 @@ struct MmaTf32x3 {
 #endif
         }
 
-        template <int BN>
+        /// One k tile (its parity does not matter: a tile holds an even number of intervals,
+        /// so each interval's sum is fixed).
+        template <int BN, int Parity>
         __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
                                                bool accumulate) {
 #ifdef GEMMLAB_SM90A
             static_assert(BN == kN, "the interval sums are the block tile's width");
-            if (!accumulate) { // a new tile: its sum starts at zero
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-                pending = false;
-            }
+            if (!accumulate) pending = false; // a new unit (the kernel zeroed acc)
 #pragma unroll
             for (int ks = 0; ks < 4; ++ks) { // 4 k steps of 8
                 const int interval = ks / kPromoteSteps;
@@ -112,10 +114,8 @@ struct MmaTf32x3 {
                 wgmma_tf32<BN>(step, da, db, 1);
                 if (!closes) continue;
                 wgmma_commit();
-                if (interval > 0 || pending) {
-                    wgmma_wait<1>(); // the interval before this one is done
-                    add_step(acc, step_sum[(interval + 1) % 2]);
-                }
+                wgmma_wait<1>(); // the interval before this one is done
+                if (interval > 0 || pending) add_step(acc, step_sum[(interval + 1) % 2]);
             }
             pending = true;
 #endif

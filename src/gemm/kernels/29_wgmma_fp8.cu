@@ -4,16 +4,17 @@
 // accumulator that keeps about 14 significant bits, so over a long k the low bits of the result
 // are lost. The math policy (MmaFp8, hopper/mma_8bit.cuh) lets wgmma sum only 128 values of k
 // (one k tile, kFp8PromoteK) into an interval sum started from zero, then adds that into FP32
-// registers with round-to-nearest adds; while one consumer warpgroup waits for its interval and
-// adds it, the other's wgmma keep the tensor cores busy. The per-tensor or per-channel scales and
-// alpha are applied once, in the epilogue (hopper/scaled_epilogue.cuh):
+// registers with round-to-nearest adds. Two interval sums alternate, so the promotion of one
+// interval runs while the next one's wgmma are on the tensor cores. The per-tensor or
+// per-channel scales and alpha are applied once, in the epilogue (hopper/scaled_epilogue.cuh):
 // C = alpha * s_a(i) s_b(j) * sum + beta * C, rounded once to C's type. Block-wise scales
 // (DeepSeek-V3: op(A) per row and 128 k, op(B) per 128 x 128 block) cannot wait for the
 // epilogue, as they change along k: the promotion multiplies each interval's sum by its k
-// block's factors as it adds it, one FMA instead of one add. An FP8 C saturates, with an output
+// block's factors as it adds it, one FMA instead of one add (a kernel of its own: without block
+// scales, none of that code is in the k loop). An FP8 C saturates, with an output
 // scale and the amax of the result (cuBLASLt's D). Error bound: docs/precision.md ("FP8").
 // Changed from rung 24: FP8 operands (byte tensor maps, 128 values per k tile), the promoting
-// policy and 128 x 128 tiles (the interval sum needs the registers n256 would take), six stages
+// policy and 128 x 128 tiles (the interval sums need the registers n256 would take), six stages
 // of 32 KB, the scaled epilogue from registers. wgmma reads 8-bit operands K-major only: other
 // layouts and unaligned rows are first copied K-major (hopper/pack_8bit.cuh).
 // Measured: docs/ladder.md.
@@ -48,7 +49,10 @@ struct WgmmaFp8Rung {
 
 template <class TA, class TB, class TOut>
 void launch_wgmma_fp8(const QuantArgs& g, cudaStream_t stream) {
-    hopper::launch_8bit<WgmmaFp8Rung, hopper::MmaFp8<TA, TB, kFp8PromoteK>, TOut>(g, stream);
+    if (g.blocks.a)
+        hopper::launch_8bit<WgmmaFp8Rung, hopper::MmaFp8<TA, TB, kFp8PromoteK, true>, TOut>(g, stream);
+    else
+        hopper::launch_8bit<WgmmaFp8Rung, hopper::MmaFp8<TA, TB, kFp8PromoteK, false>, TOut>(g, stream);
 }
 
 // The input pairs cuBLASLt accepts (E5M2 x E5M2 is not one of them), each with C in BF16, FP16,

@@ -8,12 +8,15 @@
 // FP8 (MmaFp8): the tensor cores sum FP8 products in a short accumulator (public measurements,
 // and the issue's premise: about 14 significant bits kept, not FP32's 24), so a long k would
 // lose most of its low bits. The policy therefore lets wgmma sum only PromoteK values of k
-// (default 128: one k tile) into an interval sum started from zero, and adds each finished
-// interval into the FP32 accumulators with ordinary round-to-nearest adds ("promotion"); the
-// bound this gives is derived in docs/precision.md ("FP8"). One interval sum, not two
-// alternating ones: the kernel calls the policy once per k tile, so the set an interval writes
-// would be chosen at run time, and ptxas, unable to tell which set the wgmma still in flight
-// write, then waits for all of them before every promotion anyway (it says so: C7517).
+// (default 128: one k tile; 64 or 32 split a tile) into an interval sum started from zero, and
+// adds each finished interval into the FP32 accumulators with ordinary round-to-nearest adds
+// ("promotion"); the bound this gives is derived in docs/precision.md ("FP8"). Two interval sums
+// alternate, so that one interval's wgmma run on the tensor cores while the interval before it,
+// finished, is added: the policy commits each interval's wgmma and waits only for the one
+// before. Which sum an interval writes must be a constant for ptxas to see which registers each
+// wgmma in flight writes (with a run-time choice it serializes the wgmma: C7514), so the kernel
+// passes the k tile's parity as a template argument (22_warp_specialized.cuh runs its k loop in
+// pairs for such a policy).
 // Block-wise scales (DeepSeek-V3's recipe: op(A) per row and 128 k, op(B) per 128 x 128 block)
 // ride on the promotion: an interval is one 128-value k block, so its sum is multiplied by the
 // block's two factors as it is added (one FMA); without block scales that factor is 1 and the
@@ -49,13 +52,16 @@ struct Mma8BitBase {
     __host__ __device__ static constexpr int part_row_b(const Args&, int) { return 0; }
 };
 
-/// FP8 A (TA) and B (TB), FP32 accumulators, wgmma's sums promoted every PromoteK values of k.
-template <class TA, class TB, int PromoteK = 128>
+/// FP8 A (TA) and B (TB), FP32 accumulators, wgmma's sums promoted every PromoteK values of k;
+/// BlockScaled: with DeepSeek-V3's block scales (p.math.blocks), else none (the promotion is
+/// then a plain add, and the kernel carries no code for the scales: its consumers issue every
+/// instruction of a k tile in sequence, so each one left out shortens the tile).
+template <class TA, class TB, int PromoteK = 128, bool BlockScaled = false>
 struct MmaFp8 : Mma8BitBase {
     static constexpr int kPromoteK = PromoteK;
-    static constexpr int kTilesPerInterval = PromoteK / kTileK;
-    static_assert(PromoteK >= kTileK && PromoteK % kTileK == 0,
-                  "promotion happens after whole k tiles (128 values)");
+    static constexpr int kIntervalsPerTile = kTileK / PromoteK;
+    static_assert(PromoteK % 32 == 0 && kTileK % PromoteK == 0,
+                  "an interval is whole wgmma k steps (32) within one k tile (128)");
 
     template <class Layout>
     struct Consumer {
@@ -63,31 +69,35 @@ struct MmaFp8 : Mma8BitBase {
         using B = typename Layout::ShapeB;
         static_assert(A::kKMajor && B::kKMajor, "FP8 wgmma reads both operands K-major");
         static constexpr int kN = B::kPanelRows; // BN
-        static_assert(kN == 128, "wrapped for n128 (64 accumulators and 64 interval sums)");
+        static_assert(kN == 128, "wrapped for n128 (64 accumulators and two sets of 64 interval "
+                                 "sums: 192 of a consumer's 232 registers)");
+        static constexpr int kStepsPerInterval = PromoteK / 32;
+        static constexpr bool kOverlapsTiles = true; // 22_warp_specialized.cuh
 
-        /// wgmma's sum over the current interval (PromoteK values of k), and the k tiles of the
-        /// current unit issued so far.
-        float interval_sum[kN / 2];
-        int issued = 0;
+        /// The two interval sums (sum s holds every other interval), which one holds the last
+        /// interval issued, and whether it still waits for its promotion.
+        float interval_sum[2][kN / 2];
+        int last_sum = 0;
+        bool pending = false;
+        int tiles = 0; // k tiles of the current unit issued so far: the k block of block scales
         /// Block-wise scales of this thread's rows r0 and r0 + 8 (block_a, + second_row; rows
         /// past m read row m - 1: their sums are zero and never stored) and of the unit's 128
-        /// columns (block_b); null block_a: no block scales. `factor` is the interval in
-        /// flight's a(row, kb) * b(kb, jb) for the two rows, 1 without block scales.
+        /// columns (block_b), with BlockScaled only. `factor[s]` is a(row, kb) *
+        /// b(kb, jb) for the two rows, kb the k block of the interval in sum s; 1 without
+        /// block scales.
         const float* block_a = nullptr;
         int64_t block_a_step = 0; // lda: the next k block
         int second_row = 8;
         const float* block_b = nullptr;
-        float factor[2] = {1.0f, 1.0f};
+        float factor[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
 
         /// A new unit at (m0, n0): where its block scales are (22_warp_specialized.cuh calls
         /// this before the unit's first k tile).
         template <class P>
         __device__ __forceinline__ void start_unit(const P& p, int64_t m0, int64_t n0) {
+            if constexpr (!BlockScaled) return;
             const BlockScales& s = p.math.blocks;
             block_a = s.a;
-            if (!s.a) return;
-            static_assert(kTilesPerInterval == 1, "block scales change every 128 values of k: "
-                                                  "one interval per k block");
             const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4, wg = threadIdx.x / 128;
             const int64_t r0 = min(m0 + 64 * wg + 16 * warp + lane / 4, p.m - 1);
             block_a = s.a + r0;
@@ -97,50 +107,65 @@ struct MmaFp8 : Mma8BitBase {
         }
 
 #ifdef GEMMLAB_SM90A
-        /// acc += factor * the finished interval's sum (one FMA, round to nearest): the
-        /// promotion.
+        /// acc += factor * the finished interval's sum S (one FMA, round to nearest; without
+        /// block scales one add): the promotion.
+        template <int S>
         __device__ __forceinline__ void promote(float (&acc)[kN / 2]) {
-            pin_accumulators(interval_sum); // read only after the wait that retired its wgmma
+            pin_accumulators(interval_sum[S]); // read only after the wait that retired its wgmma
 #pragma unroll
             for (int i = 0; i < kN / 2; ++i)
-                acc[i] = __fmaf_rn(interval_sum[i], factor[(i / 2) % 2], acc[i]);
+                acc[i] = BlockScaled ? __fmaf_rn(interval_sum[S][i], factor[S][(i / 2) % 2], acc[i])
+                                     : __fadd_rn(interval_sum[S][i], acc[i]);
         }
 
-        /// The block factors of interval kb (k block kb), for its promotion one k tile later.
+        /// The block factors of k block kb for the interval about to run in sum S (loaded as
+        /// it starts, used one interval later, so the loads hide under its wgmma).
+        template <int S>
         __device__ __forceinline__ void load_factors(int kb) {
-            if (!block_a) return;
+            if constexpr (!BlockScaled) return;
             const float b = __ldg(block_b + kb);
             const float* a = block_a + kb * block_a_step;
-            factor[0] = __ldg(a) * b;
-            factor[1] = __ldg(a + second_row) * b;
+            factor[S][0] = __ldg(a) * b;
+            factor[S][1] = __ldg(a + second_row) * b;
         }
 #endif
 
-        /// One k tile. The first tile of an interval waits for the previous interval's wgmma
-        /// (this warpgroup's tensor-core work drains; the other consumer's keeps the tensor
-        /// cores busy meanwhile), promotes its sum, and starts the new sum from zero.
-        template <int BN>
+        /// One k tile, of parity Parity within its unit: each interval runs from zero into its
+        /// sum (interval j of the tile in sum (Parity * kIntervalsPerTile + j) % 2, alternating
+        /// over the unit), is committed as one wgmma group, and once every group but it has
+        /// retired, the interval before it is promoted while its own wgmma still run.
+        template <int BN, int Parity>
         __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
                                                bool accumulate) {
 #ifdef GEMMLAB_SM90A
-            static_assert(BN == kN, "the interval sum is the block tile's width");
-            if (!accumulate) { // a new unit: its sum starts at zero
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-                issued = 0;
+            static_assert(BN == kN, "the interval sums are the block tile's width");
+            if (!accumulate) { // a new unit (the kernel zeroed acc)
+                pending = false;
+                tiles = 0;
             }
-            const bool starts = issued % kTilesPerInterval == 0;
-            if (starts && issued > 0) {
-                wgmma_wait<0>();
-                promote(acc);
-            }
-            if (starts) load_factors(issued / kTilesPerInterval);
-            wgmma_fence(); // interval_sum was just read by ordinary instructions
 #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) // 4 k steps of 32
-                wgmma_fp8_n128<TA, TB>(interval_sum, operand_descriptor<A>(a, 64 * wg, ks),
-                                       operand_descriptor<B>(b, 0, ks), (starts && ks == 0) ? 0 : 1);
-            ++issued;
+            for (int j = 0; j < kIntervalsPerTile; ++j) {
+                constexpr int kFirstSum = Parity * kIntervalsPerTile % 2;
+                const int s = (kFirstSum + j) % 2; // a constant once unrolled
+                auto run = [&]<int S>() {
+                    load_factors<S>(tiles);
+                    wgmma_fence(); // sum S was last read by ordinary instructions (its promotion)
+#pragma unroll
+                    for (int ks = 0; ks < kStepsPerInterval; ++ks)
+                        wgmma_fp8_n128<TA, TB>(
+                            interval_sum[S],
+                            operand_descriptor<A>(a, 64 * wg, j * kStepsPerInterval + ks),
+                            operand_descriptor<B>(b, 0, j * kStepsPerInterval + ks), ks == 0 ? 0 : 1);
+                    wgmma_commit();
+                    wgmma_wait<1>(); // all but this interval's wgmma retired
+                    if (pending) promote<1 - S>(acc);
+                    pending = true;
+                    last_sum = S;
+                };
+                if (s == 0) run.template operator()<0>();
+                else run.template operator()<1>();
+            }
+            ++tiles;
 #endif
         }
 
@@ -148,8 +173,11 @@ struct MmaFp8 : Mma8BitBase {
         template <int N>
         __device__ __forceinline__ void finish(float (&acc)[N]) {
 #ifdef GEMMLAB_SM90A
-            if (issued > 0) promote(acc);
-            issued = 0;
+            if (pending) {
+                if (last_sum == 0) promote<0>(acc);
+                else promote<1>(acc);
+            }
+            pending = false;
 #endif
         }
         template <class P>
