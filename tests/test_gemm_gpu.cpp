@@ -17,6 +17,7 @@
 #include "common/fill.hpp"
 #include "gemm/auto_select.hpp"
 #include "gemm/reference/check.hpp"
+#include "gemm/reference/gpu_reference.hpp"
 #include "gemmlab/bench_core.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "test_support.hpp"
@@ -790,6 +791,93 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
         });
     for (auto& th : threads) th.join();
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+// ------------------------------------------------------------------ the tail split
+// auto's tail-split candidates (rung 24's kernel with hopper/tail_split.cuh's schedule), launched
+// by name: a whole wave and a few tiles more in 2 and in 8 pieces, odd m and n, a ragged k, and
+// fewer tiles than SMs (nothing split), on both tile widths, every op, beta 0 (C by TMA for the
+// whole tiles) and not, C in the input type and in float. Each result within its bound against
+// the GPU reference, and the same bits on a second run (the pieces are added in one order,
+// whichever block finishes last).
+struct TailSplitCase {
+    const char* candidate;
+    int64_t m, n, k;
+};
+
+template <class TIn, class TOut>
+void check_tail_split(const TailSplitCase& sc, bool ta, bool tb, float beta, uint64_t seed) {
+    const int64_t m = sc.m, n = sc.n, k = sc.k;
+    const int64_t lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
+    DeviceBuffer<TIn> A(size_t(m * k)), B(size_t(k * n));
+    DeviceBuffer<TOut> C0(size_t(m * n)), C(size_t(m * n));
+    DeviceBuffer<double> ref(size_t(m * n)), mag(size_t(m * n));
+    fill_random(A.get(), A.size(), seed, FillKind::Uniform);
+    fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform);
+    fill_random(C0.get(), C0.size(), seed + 2, FillKind::Uniform);
+    detail::Problem p{};
+    p.type = std::is_same_v<TIn, __half> ? DataType::F16 : DataType::BF16;
+    p.c_type = std::is_same_v<TOut, float> ? DataType::F32 : p.type;
+    p.precision = Precision::Default;
+    p.m = m, p.n = n, p.k = k, p.alpha = -1.25, p.beta = beta;
+    p.A = A.get(), p.lda = lda, p.trans_a = ta;
+    p.B = B.get(), p.ldb = ldb, p.trans_b = tb;
+    p.C = C.get(), p.ldc = ldc;
+    const int index = detail::find_candidate(detail::tune_type_of(p.type, p.c_type, p.precision), sc.candidate);
+    ASSERT_GE(index, 0) << sc.candidate;
+    const std::string what = std::string(sc.candidate) + " " + std::to_string(m) + "x" +
+                             std::to_string(n) + "x" + std::to_string(k) + (ta ? " t" : " n") +
+                             (tb ? "t" : "n") + " beta " + std::to_string(beta);
+    std::vector<TOut> first(C.size()), again(C.size());
+    for (int run = 0; run < 2; ++run) {
+        ASSERT_EQ(cudaMemcpy(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
+        detail::launch_option(p, index, 1, nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+        C.copy_to_host(run == 0 ? first.data() : again.data(), C.size());
+    }
+    EXPECT_EQ(std::memcmp(first.data(), again.data(), C.bytes()), 0) << what << ": not reproducible";
+    reference::gpu_reference_half(p.as_half<TIn, TOut>(), C0.get(), ldc, ref.get(), mag.get(), nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<double> ref_h(ref.size()), mag_h(mag.size());
+    ref.copy_to_host(ref_h.data(), ref_h.size());
+    mag.copy_to_host(mag_h.data(), mag_h.size());
+    const auto r = reference::check_half<TIn, TOut>(Layout::ColMajor, m, n, k, first.data(), ldc,
+                                                    ref_h.data(), mag_h.data());
+    EXPECT_TRUE(r.pass) << what << ": " << reference::describe(r);
+    EXPECT_EQ(r.unwritten, 0) << what;
+}
+
+TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const char* wide = "persistent 128x256x64 ws tail-split";
+    const char* narrow = "persistent 128x128x64 ws tail-split";
+    const TailSplitCase cases[] = {
+        {wide, 2048, 2304, 1000},   // 144 tiles: a whole wave, 12 tiles in 2 pieces, a ragged k
+        {wide, 2000, 2100, 1100},   // the same with odd edges
+        {narrow, 1536, 1536, 1040}, // 144 tiles of 128 x 128, 12 in 2 pieces
+        {narrow, 1664, 1408, 4096}, // 143 tiles: 11 in 8 pieces of 8 k tiles
+        {wide, 700, 900, 2048},     // fewer tiles than SMs: nothing split, every tile whole
+    };
+    // Cases whose last wave is split on a GPU of this many SMs (the launcher's rule:
+    // hopper::plan_tail_split): the test must reach the split path, not only whole tiles.
+    int split = 0;
+    for (const auto& c : cases) {
+        const int64_t bn = c.candidate == wide ? 256 : 128, k_tiles = (c.k + 63) / 64;
+        const int64_t tiles = ((c.m + 127) / 128) * ((c.n + bn - 1) / bn), rest = tiles % dev.sm_count;
+        split += tiles >= dev.sm_count && rest > 0 && std::min<int64_t>(dev.sm_count / rest, k_tiles / 8) >= 2;
+    }
+    EXPECT_GE(split, 4);
+    uint64_t seed = 7700;
+    for (const auto& c : cases)
+        for (auto [ta, tb] : kOps)
+            for (float beta : {0.0f, 0.5f}) {
+                const bool t_a = ta == Op::T, t_b = tb == Op::T;
+                check_tail_split<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
+                check_tail_split<__half, float>(c, t_a, t_b, beta, seed += 3);
+            }
 }
 
 // ------------------------------------------------------------------ split-K

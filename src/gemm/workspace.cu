@@ -53,4 +53,65 @@ Workspace::~Workspace() {
     if (ptr_) cudaFreeAsync(ptr_, stream_); // an error here is the stream's, reported by its next call
 }
 
+namespace {
+
+/// One device's serial scratch: the buffer (grown, never shrunk), the prefix known to be zero
+/// (the last use's zeroed_bytes: it may have written anything past them), the event the last
+/// use recorded, and the lock held from a use's start to its end.
+struct SerialState {
+    std::mutex lock;
+    void* ptr = nullptr;
+    size_t bytes = 0, zero_prefix = 0;
+    cudaEvent_t last_use = nullptr;
+};
+
+SerialState& serial_state(int device) {
+    static std::array<SerialState, kMaxPoolDevices> states;
+    if (device < 0 || device >= kMaxPoolDevices)
+        throw CudaFailure("gemmlab scratch: device " + std::to_string(device) + " is out of range");
+    return states[size_t(device)];
+}
+
+} // namespace
+
+SerialScratch::SerialScratch(size_t bytes, size_t zeroed_bytes, cudaStream_t stream) : stream_(stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    GEMMLAB_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone || bytes == 0) return;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device_));
+    SerialState& s = serial_state(device_);
+    s.lock.lock();
+    if (!s.last_use && cudaEventCreateWithFlags(&s.last_use, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        s.last_use = nullptr;
+        s.lock.unlock();
+        return;
+    }
+    if (s.bytes < bytes) {
+        // Growing: the old buffer may still be in use; cudaFree waits for the device.
+        if (s.ptr) GEMMLAB_CUDA_CHECK(cudaFree(s.ptr));
+        s.ptr = nullptr, s.bytes = 0;
+        if (cudaMalloc(&s.ptr, bytes) != cudaSuccess) {
+            cudaGetLastError(); // not sticky: the caller takes its path without this scratch
+            s.ptr = nullptr;
+            s.lock.unlock();
+            return;
+        }
+        s.bytes = bytes, s.zero_prefix = 0;
+    }
+    GEMMLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, s.last_use, 0));
+    // Each use leaves its zeroed prefix zero, so a memset is needed only when a use asks for
+    // more of it than the last one promised.
+    if (zeroed_bytes > s.zero_prefix) GEMMLAB_CUDA_CHECK(cudaMemsetAsync(s.ptr, 0, zeroed_bytes, stream));
+    s.zero_prefix = zeroed_bytes;
+    ptr_ = s.ptr;
+}
+
+SerialScratch::~SerialScratch() {
+    if (!ptr_) return;
+    SerialState& s = serial_state(device_);
+    cudaEventRecord(s.last_use, stream_); // an error here is the stream's, reported by its next call
+    s.lock.unlock();
+}
+
 } // namespace gemmlab::detail

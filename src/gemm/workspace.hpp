@@ -36,4 +36,27 @@ private:
     cudaStream_t stream_;
 };
 
+/// The per-device scratch of the tail split's split tiles (hopper/tail_split.cuh), kept by the
+/// library so that a call pays no allocation and no memset: its first `zeroed_bytes` are zero
+/// when each use starts, and every user must leave them zero (the split tiles' counters are
+/// reset by the warp that finishes their tile). Uses are ordered one after another, whatever their
+/// streams: each waits on an event the one before recorded, so no two kernels share it at once
+/// (tail-split kernels fill the GPU; they gain nothing from running side by side). data() is
+/// nullptr under stream capture (a graph replays long after, unordered with the other uses:
+/// the caller takes a Workspace and a memset instead) and when the memory cannot be had.
+class SerialScratch {
+public:
+    SerialScratch(size_t bytes, size_t zeroed_bytes, cudaStream_t stream);
+    ~SerialScratch(); // records the use's end on its stream
+    SerialScratch(const SerialScratch&) = delete;
+    SerialScratch& operator=(const SerialScratch&) = delete;
+
+    void* data() const noexcept { return ptr_; }
+
+private:
+    void* ptr_ = nullptr;
+    cudaStream_t stream_;
+    int device_ = 0;
+};
+
 } // namespace gemmlab::detail

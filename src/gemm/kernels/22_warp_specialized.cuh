@@ -9,8 +9,9 @@
 //   Config    block tile, stages, C staging (hopper/configs.hpp)
 //   Cluster   SingleBlock, or rung 23's BlockPair (a stage released in both blocks)
 //   Loads     the producer's load of one stage (hopper/tma_loads.cuh; rung 23 multicasts A)
-//   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs); a unit is a
-//             tile of one product of a strided batch (hopper/scheduler.cuh)
+//   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs; its tail-split
+//             form: the last wave's tiles cut along k); a unit is a tile of one product of a
+//             strided batch, or a k range of one (hopper/scheduler.cuh, tail_split.cuh)
 //   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
 // and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
 // s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
@@ -20,6 +21,7 @@
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/pipeline.cuh"
 #include "gemm/kernels/hopper/scheduler.cuh"
+#include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/hopper/tma_loads.cuh"
 
 namespace gemmlab::detail::hopper {
@@ -66,21 +68,19 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     const WorkUnits<Cluster::kBlocks, kBatched> units(p.tiles_m, p.tiles_n,
                                                       int((p.k + kTK - 1) / kTK), p.k_splits,
                                                       p.k_tiles_per_split, p.batches);
-    const int step = Rung::Schedule::step(units.count);
 
     if (threadIdx.x / 128 == Cfg::kConsumers) { // the producer warpgroup
         setmaxnreg_dec<kProducerRegisters>();
         if (threadIdx.x % 128 == 0) {
             State write;
-            for (int u = int(blockIdx.x); u < units.count; u += step) {
-                const WorkUnit w = units[u];
+            for_each_unit<typename Rung::Schedule>(units, p, [&](const WorkUnit& w) {
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
                     pipe.producer_acquire(write);
                     Loads::issue(pipe, write, base, &map_a, &map_b, w.tm * Cfg::BM, w.tn * Cfg::BN,
                                  kt, p.a_per_batch ? w.batch : 0, p.b_per_batch ? w.batch : 0,
                                  p.math);
                 }
-            }
+            });
         }
     } else { // a consumer warpgroup
         setmaxnreg_inc<kConsumerRegisters>();
@@ -88,8 +88,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
         typename AccumulatorOf<Math>::type acc[Cfg::BN / 2] = {};
         typename Math::template Consumer<Layout> mma;
         State read, previous;
-        for (int u = int(blockIdx.x); u < units.count; u += step) {
-            const WorkUnit w = units[u];
+        for_each_unit<typename Rung::Schedule>(units, p, [&](const WorkUnit& w) {
             const int64_t m0 = int64_t(w.tm) * Cfg::BM, n0 = int64_t(w.tn) * Cfg::BN;
             // A policy with per-unit state (FP8's block scales) learns the unit's origin.
             if constexpr (requires { mma.start_unit(p, m0, n0); }) mma.start_unit(p, m0, n0);
@@ -146,15 +145,28 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             float* partial = p.k_splits > 1 ? p.partial + int64_t(w.slice) * p.m * p.n : nullptr;
             if (mma.replaces_epilogue(p, m0, n0, wg, int64_t(w.kt0) * kTK,
                                       min(p.k, int64_t(w.kt1) * kTK), partial))
-                continue;
+                return;
             if constexpr (kFloatAccumulator<Math>)
                 if (partial) {
                     store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
-                    continue;
+                    return;
                 }
+            if constexpr (SplitsTailTiles<typename Rung::Schedule>) {
+                // A piece of a split tile: the last warp to finish its rows stores them, from
+                // registers (the warpgroup's TMA store needs all four warps, which may not all
+                // be last).
+                if (w.shared_tile >= 0) {
+                    if (tail_split_sum<Cfg::BN, 4 * Cfg::kConsumers>(
+                            p.tail_split, p.split_partials, p.split_counters, acc, w.shared_tile,
+                            wg, (threadIdx.x / 32) % 4))
+                        store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta,
+                                                     m0, n0, wg);
+                    return;
+                }
+            }
             Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
                                                 n0, wg, w.batch);
-        }
+        });
         Rung::Epilogue::template drain<TOut>();
     }
     Cluster::sync_before_exit();

@@ -14,7 +14,8 @@
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
-// columns.
+// columns, and with the tail-split schedule (hopper/tail_split.cuh) where the last wave of tiles
+// would leave most SMs idle.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -23,13 +24,14 @@ namespace gemmlab::detail {
 
 namespace {
 /// Rung 24 on block config Cfg; a config without C staging (kStoreBytes 0) stores from registers.
-template <class Cfg>
+/// Sched: the persistent schedule, or auto's tail-split form of it (hopper/tail_split.cuh).
+template <class Cfg, class Sched = hopper::PersistentSchedule>
 struct PersistentRungOf {
     using Config = Cfg;
     using Cluster = hopper::SingleBlock;
     template <class C, class Math, class Layout>
     using Loads = hopper::TmaLoads<C, Math, Layout>;
-    using Schedule = hopper::PersistentSchedule;
+    using Schedule = Sched;
     using Epilogue = std::conditional_t<(Cfg::kStoreBytes > 0), hopper::TmaStoreEpilogue,
                                         hopper::RegisterEpilogue>;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
@@ -58,6 +60,11 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
     hopper::launch_half<PersistentRungOf<Cfg>>(g, stream, splits);
 }
 
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_tail_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    hopper::launch_half<PersistentRungOf<Cfg, hopper::TailSplitSchedule>>(g, stream);
+}
+
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
 GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 
@@ -73,5 +80,18 @@ GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
+
+#define GEMMLAB_INSTANTIATE_TAIL_SPLIT(Cfg)                                                          \
+    template void launch_persistent_tail_split<Cfg, __nv_bfloat16, __nv_bfloat16>(                   \
+        const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);                              \
+    template void launch_persistent_tail_split<Cfg, __nv_bfloat16, float>(                           \
+        const HalfArgs<__nv_bfloat16, float>&, cudaStream_t);                                      \
+    template void launch_persistent_tail_split<Cfg, __half, __half>(const HalfArgs<__half, __half>&, \
+                                                                  cudaStream_t);                   \
+    template void launch_persistent_tail_split<Cfg, __half, float>(const HalfArgs<__half, float>&,   \
+                                                                 cudaStream_t);
+GEMMLAB_INSTANTIATE_TAIL_SPLIT(hopper::PersistentConfig)
+GEMMLAB_INSTANTIATE_TAIL_SPLIT(hopper::PersistentNarrowConfig)
+#undef GEMMLAB_INSTANTIATE_TAIL_SPLIT
 
 } // namespace gemmlab::detail

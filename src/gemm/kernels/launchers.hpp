@@ -56,6 +56,11 @@ template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut
 /// (128 x 128) or PersistentSlimConfig (128 x 64); splits > 1: split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig or PersistentNarrowConfig) with
+/// the tail-split schedule: the tiles past the last whole wave cut along k
+/// (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
 
 // Rung 27 (27_small.cu): every type, float and double through launch_small, the four half pairs
 // through launch_small_half. One warp computes a kSmallTile x kSmallTile tile of C.

@@ -1,11 +1,12 @@
 #pragma once
 // Host side of the Hopper rungs: tensor maps over the caller's operands, the checks that TMA can
-// read them, split-K's slices and workspace, and the launch itself (grid from the rung's
-// schedule, the cluster attribute, the dynamic shared memory the block config asks for). No
-// device code here: the rung files pass their kernel in.
+// read them, split-K's slices and workspace, the tail split's plan and scratch, and the launch
+// itself (grid from the rung's schedule, the cluster attribute, the dynamic shared memory the
+// block config asks for). No device code here: the rung files pass their kernel in.
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,8 @@
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/params.hpp"
+#include "gemm/kernels/hopper/scheduler.cuh"
+#include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/split_k.cuh"
 #include "gemm/kernels/tile_common.cuh"
@@ -154,9 +157,44 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     p.partial = static_cast<float*>(ws.data());
     if (p.k_splits > 1) p.tma_store = false;
     const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits * p.batches;
+    const int sms = current_device_caps().sm_count;
+    int grid = Schedule::grid(units, sms, ClusterBlocks);
+    // The tail split: one product's tiles past the last whole wave cut along k. The counters
+    // (one per split tile and consumer warp, zero before the launch and left zero by it) and a
+    // partial slot per block with a piece live in the library's serial scratch; under stream
+    // capture in a workspace, its counters zeroed by a memset. Neither: every tile runs whole.
+    std::optional<SerialScratch> scratch;
+    std::optional<Workspace> captured;
+    if constexpr (SplitsTailTiles<Schedule>) {
+        const int blocks = sms / ClusterBlocks * ClusterBlocks;
+        const TailSplitPlan whole{int(units)};
+        TailSplitPlan& plan = p.tail_split;
+        plan = p.batches == 1 ? plan_tail_split(units, int(ceil_div(p.k, int64_t(Math::kTileK))), blocks)
+                              : whole;
+        const size_t counter_bytes = kTailSplitCounterBytes;
+        const size_t partial_bytes = size_t(plan.split_blocks()) * Cfg::BM * Cfg::BN * sizeof(float);
+        void* mem = nullptr;
+        if (plan.split_tiles > 0 &&
+            size_t(plan.split_tiles) * 4 * Cfg::kConsumers * sizeof(unsigned) <= counter_bytes) {
+            scratch.emplace(counter_bytes + partial_bytes, counter_bytes, stream);
+            mem = scratch->data();
+            if (!mem) {
+                captured.emplace(counter_bytes + partial_bytes, stream);
+                mem = captured->data();
+                if (mem) GEMMLAB_CUDA_CHECK(cudaMemsetAsync(mem, 0, counter_bytes, stream));
+            }
+        }
+        if (mem) {
+            p.split_counters = static_cast<unsigned*>(mem);
+            p.split_partials = reinterpret_cast<float*>(static_cast<char*>(mem) + counter_bytes);
+            grid = std::max(std::min(plan.whole_tiles, blocks), plan.split_blocks());
+        } else {
+            plan = whole;
+        }
+    }
     tile::set_max_dynamic_smem<Kernel>(Cfg::kSmemBytes);
     cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned(Schedule::grid(units, current_device_caps().sm_count, ClusterBlocks)));
+    cfg.gridDim = dim3(unsigned(grid));
     cfg.blockDim = dim3(Threads);
     cfg.dynamicSmemBytes = Cfg::kSmemBytes;
     cfg.stream = stream;

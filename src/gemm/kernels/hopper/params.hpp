@@ -1,11 +1,13 @@
 #pragma once
 // What the Hopper kernels receive: the column-major problem (as detail::HalfArgs), a strided
-// batch of such products, the tile counts and split-K bookkeeping set by the host launch
-// (launch.cuh), and the math policy's own arguments (empty for the 16-bit inputs; 3xTF32's range
-// guard for rung 26).
+// batch of such products, the tile counts and the split-K and tail-split bookkeeping set by the
+// host launch (launch.cuh), and the math policy's own arguments (empty for the 16-bit inputs;
+// 3xTF32's range guard for rung 26).
 
 #include <cstdint>
 #include <type_traits>
+
+#include "gemm/kernels/hopper/tail_split.cuh"
 
 namespace gemmlab::detail::hopper {
 
@@ -42,6 +44,11 @@ struct Params {
     int k_splits;
     int k_tiles_per_split;
     float* partial;
+    // The tail split (a schedule with kSplitsTail): which tiles are cut along k, the pieces'
+    // FP32 partial slots and the per-warp arrival counters (zero before and after the launch).
+    TailSplitPlan tail_split;
+    float* split_partials;
+    unsigned* split_counters;
     bool tma_store; // C through shared memory by TMA (rung 24's epilogue, 16-bit C)
     // A strided batch: product b reads A's and B's box b of their 3-D tensor maps (box 0 for an
     // operand every product shares: stride 0) and writes C + b * stride_c. One product unless

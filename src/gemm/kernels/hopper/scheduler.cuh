@@ -5,7 +5,8 @@
 // Tiles go in a grouped order: groups of kGroupM tile rows, m fastest inside a group, so blocks
 // running together share B columns and a compact set of A rows; the blocks of one cluster take
 // neighbouring columns of the same row. Rungs 20-23 give each block one unit (OneTilePerBlock);
-// rung 24 replaces that with a persistent grid (24_persistent.cuh).
+// rung 24 replaces that with a persistent grid (24_persistent.cuh), and auto's tail-split form of
+// rung 24 cuts the last wave's tiles along k (tail_split.cuh).
 
 #include <algorithm>
 #include <cstdint>
@@ -15,9 +16,11 @@ namespace gemmlab::detail::hopper {
 /// Tile rows per raster group (L2 reuse of B).
 inline constexpr int kGroupM = 8;
 
-/// One unit: tile (tm, tn) of product `batch` over k tiles [kt0, kt1) of slice `slice`.
+/// One unit: tile (tm, tn) of product `batch` over k tiles [kt0, kt1) of slice `slice`;
+/// shared_tile >= 0: a piece of a tile other blocks work on too (tail_split.cuh).
 struct WorkUnit {
     int tm, tn, kt0, kt1, slice, batch;
+    int shared_tile = -1;
 };
 
 /// The units of a launch, for clusters of ClusterBlocks blocks along n; Batched: of every
@@ -57,6 +60,22 @@ struct WorkUnits {
         return w;
     }
 };
+
+/// A schedule that shares tiles out along k (tail_split.cuh's TailSplitSchedule) hands a block its
+/// units itself; the others give block b units b, b + step, b + 2 step, ...
+template <class Schedule>
+concept SplitsTailTiles = Schedule::kSplitsTail;
+
+/// Calls f(unit) for every unit this block takes under Schedule, in order.
+template <class Schedule, class Units, class P, class F>
+__device__ __forceinline__ void for_each_unit(const Units& units, const P& p, F&& f) {
+    if constexpr (SplitsTailTiles<Schedule>) {
+        Schedule::for_each(units, p.tail_split, f);
+    } else {
+        const int step = Schedule::step(units.count);
+        for (int u = int(blockIdx.x); u < units.count; u += step) f(units[u]);
+    }
+}
 
 /// One block per unit: block b takes unit b and stops.
 struct OneTilePerBlock {
