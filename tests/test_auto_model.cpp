@@ -105,6 +105,15 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::BF16, Precision::Default, 2048, 128, 2048, 32, "persistent 128x128x64 ws", 1},
         // A batch of 64 x 64 products: one 64x64 tile each, not a quarter-used 128x128 one.
         {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 64x64x32 s4", 1},
+        // The tail split where the last wave is a few tiles of a long k: a prefill of 512
+        // tokens against a 10240 x 8192 weight (160 tiles: one wave, 28 tiles in 4 pieces),
+        // and 3000^3 (288 tiles: two waves, 24 tiles in 5 pieces); not where the saved tail is
+        // short (1536^3: its 12 tiles past a wave of 128x128 ones have 24 k tiles) nor at 4096^3 and
+        // 8192^3 (116 and 68 tiles left: under 2 pieces each).
+        {DataType::BF16, Precision::Default, 10240, 512, 8192, 1, "persistent 128x256x64 ws tail-split", 1},
+        {DataType::BF16, Precision::Default, 3000, 3000, 3000, 1, "persistent 128x256x64 ws tail-split", 1},
+        {DataType::BF16, Precision::Default, 1536, 1536, 1536, 1, "persistent 128x256x64 ws", 1},
+        {DataType::BF16, Precision::Default, 8192, 8192, 8192, 1, "persistent 128x256x64 ws", 1},
     };
     for (const Pinned& x : pinned) {
         Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);

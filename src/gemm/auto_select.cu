@@ -34,6 +34,7 @@
 #include "common/cuda_check.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper/configs.hpp"
+#include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/split_k.cuh"
@@ -120,6 +121,9 @@ struct CandidateFor {
     /// aligned. pack_bytes and extra_launches (one pack kernel each) then count only those.
     /// False: both are packed on every call (rung 26).
     bool packs_unreadable_only = false;
+    /// Rung 24's tail-split schedule (hopper/tail_split.cuh): the tiles past the last whole
+    /// wave cut along k into as many pieces as the idle SMs allow, plus kTailSplitNs.
+    bool tail_split = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -293,6 +297,20 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
          .needs_sm90a = true,
          .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>},
+        // The same two tiles with the tail split: where the last wave would leave most SMs idle
+        // (a prefill of a few hundred tokens, medium squares). One product only.
+        {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
+         .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(677000),
+         .smem_bytes = hopper::PersistentConfig::kSmemBytes,
+         .launch = &launch_persistent_tail_split<hopper::PersistentConfig, TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false, .tail_split = true},
+        {.name = "persistent 128x128x64 ws tail-split", .bm = hopper::PersistentNarrowConfig::BM,
+         .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(600000),
+         .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
+         .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false, .tail_split = true},
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
@@ -419,6 +437,13 @@ constexpr double kLaunchNs = 5000;
 /// (docs/auto.md).
 constexpr double kSplitKNs = 10000;
 
+/// The tail split's cost beyond its k tiles: every piece's FP32 partial written and read back
+/// (measured on an H200 with the sum compiled out: 16.8 MB of partials cost 12.9 us, 14.7 MB
+/// 14.0 us), and a fixed cost for the pieces' pipeline fill, the sums and the scratch's event,
+/// set so that the split is taken only where it measured faster (docs/ladder.md).
+constexpr double kTailSplitBytesPerNs = 1250;
+constexpr double kTailSplitNs = 8000;
+
 /// Shared memory per SM of the GPUs the blocks-per-SM counts were measured on (sm_90).
 constexpr int kMeasuredSmemPerSm = 228 * 1024;
 
@@ -477,6 +502,20 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     const int64_t m = p.m, n = p.n, k = p.k, batches = p.batch.count;
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
+    if (c.tail_split) {
+        // The whole waves, then one piece of a split tile (k tiles of 64), as the launcher plans
+        // them; a plan that splits nothing is the plain persistent kernel's, modelled below.
+        const int k_tiles = int(ceil_div(k, int64_t(64)));
+        const hopper::TailSplitPlan plan = hopper::plan_tail_split(tiles, k_tiles, caps.sm_count);
+        if (plan.split_tiles > 0) {
+            const double busiest_k = double(plan.whole_tiles / caps.sm_count) * double(k) +
+                                     64.0 * double(ceil_div(k_tiles, plan.pieces));
+            const double flops = 2.0 * busiest_k * c.bm * c.bn;
+            const double partial_bytes = 4.0 * plan.split_blocks() * c.bm * c.bn;
+            return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) +
+                   partial_bytes / kTailSplitBytesPerNs + kTailSplitNs;
+        }
+    }
     const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
     const double warps = double(resident * c.warps);
     const double saturating = c.saturating_warps > 0 ? c.saturating_warps : kSaturatingWarps<Args>;
