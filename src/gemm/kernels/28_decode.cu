@@ -157,9 +157,8 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 /// and the block covers (4 / warps_k) sets of RG x 16 rows. Long k: 4 along k (rows
 /// are few per block, more blocks); short k (attention heads): 1, each warp its own rows.
 /// RG: 16-row groups of W per warp; each S fragment a warp loads feeds all of them (S is read
-/// from L1/L2 once per RG x 16 rows). Steps: k steps loaded before any is used (more bytes in
-/// flight per warp; a small weight has few steps per warp, each a DRAM latency).
-template <class P, class TIn, int Tiles, int RG, int Steps>
+/// from L1/L2 once per RG x 16 rows).
+template <class P, class TIn, int Tiles, int RG>
 __global__ void __launch_bounds__(32 * kMmaWarps) mma_k_contiguous(P g, int warps_k) {
     __shared__ float partial_sums[kMmaWarps][RG][Tiles][4][32];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -176,30 +175,33 @@ __global__ void __launch_bounds__(32 * kMmaWarps) mma_k_contiguous(P g, int warp
         const TIn* s_base = g.S + b * g.s_batch;
         float acc[RG][Tiles][4] = {};
         // The loop runs on the warp's chunk start, the same on every lane: mma.sync needs the
-        // whole warp, so a lane past k loads zeros rather than leaving the loop. Steps steps per
-        // turn: Steps x RG x 2 x 16 bytes of W in flight per lane.
-        for (int64_t chunk = k0 + kMmaStepK * k_part; chunk < k1; chunk += Steps * k_stride) {
-            uint4 w_run[Steps][RG][2], s_run[Steps][Tiles];
+        // whole warp, so a lane past k loads zeros rather than leaving the loop. Two steps per
+        // turn: 2 x RG x 2 x 16 bytes of W in flight per lane.
+        for (int64_t chunk = k0 + kMmaStepK * k_part; chunk < k1; chunk += 2 * k_stride) {
+            const int64_t p = chunk + 8 * tid, q = p + k_stride;
+            uint4 wp[RG][2], wq[RG][2];
 #pragma unroll
-            for (int st = 0; st < Steps; ++st) {
-                const int64_t p = chunk + st * k_stride + 8 * tid;
+            for (int r = 0; r < RG; ++r)
 #pragma unroll
-                for (int r = 0; r < RG; ++r)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h) {
-                        const bool in = row0 + 16 * r + 8 * h < g.rows;
-                        w_run[st][r][h] = load_8<true>(w + (16 * r + 8 * h) * g.w_row + p, k1 - p, in);
-                    }
-#pragma unroll
-                for (int j = 0; j < Tiles; ++j) {
-                    const int64_t c = col0 + 8 * j + gid;
-                    s_run[st][j] = load_8<false>(s_base + c * g.s_col + p, k1 - p, c < g.cols);
+                for (int h = 0; h < 2; ++h) {
+                    const bool in = row0 + 16 * r + 8 * h < g.rows;
+                    const TIn* row = w + (16 * r + 8 * h) * g.w_row;
+                    wp[r][h] = load_8<true>(row + p, k1 - p, in);
+                    wq[r][h] = load_8<true>(row + q, k1 - q, in);
                 }
+            uint4 sp[Tiles], sq[Tiles];
+#pragma unroll
+            for (int j = 0; j < Tiles; ++j) {
+                const int64_t c = col0 + 8 * j + gid;
+                const TIn* s = s_base + c * g.s_col;
+                sp[j] = load_8<false>(s + p, k1 - p, c < g.cols);
+                sq[j] = load_8<false>(s + q, k1 - q, c < g.cols);
             }
 #pragma unroll
-            for (int st = 0; st < Steps; ++st)
-#pragma unroll
-                for (int r = 0; r < RG; ++r) mma_step<TIn>(acc[r], w_run[st][r][0], w_run[st][r][1], s_run[st]);
+            for (int r = 0; r < RG; ++r) {
+                mma_step<TIn>(acc[r], wp[r][0], wp[r][1], sp);
+                mma_step<TIn>(acc[r], wq[r][0], wq[r][1], sq);
+            }
         }
         // The warps sharing rows hand their sums to the first of them, which adds them in
         // warp order.
@@ -460,25 +462,8 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
         if (fits) {
             auto run = [&]<int Tiles, int RG>() {
                 const int64_t rows_per_block = int64_t(kMmaWarps / plan.warps_k) * RG * 16;
-                const int64_t blocks_x = ceil_div(v.rows, rows_per_block), col_tiles = ceil_div(v.cols, 8 * Tiles);
-                // A small weight (at most three blocks per SM, k slices counted) has few steps
-                // per warp, each a DRAM latency: one row group then loads four steps before using
-                // any (more would spill with more groups or tiles). Measured on an H200 against
-                // two: 0.70x -> 0.78x cuBLAS at 1 x 2048 x 2048 cold, but 1.27x -> 0.97x at 1 x
-                // 14336 x 4096 warm, where the weight streams from DRAM (docs/ladder.md, rung 28).
-                const int sms = current_device_caps().sm_count;
-                const int64_t blocks = blocks_x * std::min<int64_t>(v.batches * col_tiles, 65535);
-                const int64_t slices =
-                    v.batches == 1 ? slices_for(blocks, v.k, int64_t(sizeof(TIn)), sms) : 1;
-                const bool few_blocks = blocks * slices <= 3 * int64_t(sms);
-                if constexpr (RG == 1 && Tiles <= 2)
-                    if (few_blocks) {
-                        launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, 4>, blocks_x, col_tiles,
-                                      32 * kMmaWarps, stream, plan.warps_k);
-                        return;
-                    }
-                launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, 2>, blocks_x, col_tiles,
-                              32 * kMmaWarps, stream, plan.warps_k);
+                launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG>, ceil_div(v.rows, rows_per_block),
+                              ceil_div(v.cols, 8 * Tiles), 32 * kMmaWarps, stream, plan.warps_k);
             };
             auto with_rg = [&]<int Tiles>() {
                 if (plan.row_groups == 1) run.template operator()<Tiles, 1>();
