@@ -6,7 +6,8 @@
 # Ends with one summary block. Usage:
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
-#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched sweep
+#         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched
+#         bench-llm bench-llm-cold bench-batched-cold bench-half-mixed-cold sweep
 #         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune accuracy
 #         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
 #         and ninja, no apt; needs no build, so it may run alone)
@@ -15,7 +16,9 @@
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
 #   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
 #   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
-#   bench-large: the fast rungs at 8192^3, f32 and f64.
+#   bench-large: the fast rungs at 8192^3, f32 and f64. bench-llm: `bench --preset llm`
+#   (LLM_DTYPES, default bf16); bench-llm-cold, bench-batched-cold, bench-half-mixed-cold: those
+#   sets with --cold (the L2 flushed before every sample).
 #   bench-tf32: float at 4096/8192, all four op combinations, with --precision tf32 (cuBLAS runs
 #   FAST_TF32) beside the default-precision rungs. bench-batched: `bench --preset batched` (auto against cuBLAS strided
 #   batched) with geomeans. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
@@ -187,6 +190,19 @@ for step in "${steps[@]}"; do
         $gemmlab bench --preset batched --json $out/bench-batched.json \
         && python3 scripts/geomean.py $out/bench-batched.json"
       summary_lines+=("bench-batched: $(grep -E '^geomean' "$out/bench-batched.log" | tr '\n' ';')")
+      ;;
+    bench-llm | bench-llm-cold | bench-batched-cold | bench-half-mixed-cold)
+      # The workload sets with the L2 flushed before every sample (--cold), and the LLM set
+      # (docs/workloads.md) warm: auto beside cuBLAS, geometric mean and worst row per type.
+      case $step in
+        bench-llm | bench-llm-cold) args="--preset llm --dtype ${LLM_DTYPES:-bf16}" ;;
+        bench-batched-cold) args="--preset batched" ;;
+        bench-half-mixed-cold) args="--dtype bf16,f16 --kernels cublas,auto --reps 5 --min-time 50 --shapes $MIXED_SHAPES --op $MIXED_OPS" ;;
+      esac
+      [[ $step == *-cold ]] && args+=" --cold"
+      run_step "$step" "$out/$step.log" bash -c "\
+        $gemmlab bench $args --json $out/$step.json && python3 scripts/geomean.py $out/$step.json"
+      summary_lines+=("$step: $(grep -E '^geomean' "$out/$step.log" | tr '\n' ';')")
       ;;
     sweep)
       run_step sweep "$out/sweep.log" "$build/gemmlab_tile_sweep" --sizes 4096,8192 --reps 5
