@@ -176,7 +176,8 @@ INSTANTIATE_TEST_SUITE_P(, EveryRung,
 // a wide one: every type, layout and op; k past one 16-byte run, ragged, and long enough to be
 // cut into slices (few rows: 300); aligned (rung 28's mma and vector paths), padded leading
 // dimensions and odd base pointers (its element-wise paths); and a batch of them (decode
-// attention). Integer inputs: every result exact, whatever the order of the sums.
+// attention). Rows past one wave of wide blocks (4300 rows, k 2056) give the wide blocks 8 and 4
+// warps along k on an H100/H200. Integer inputs: every result exact, whatever the order of the sums.
 class SkinnySide : public ::testing::TestWithParam<std::tuple<DType, Layout>> {};
 
 void check_decode_and_auto(const Case& cs, uint64_t seed) {
@@ -196,7 +197,8 @@ TEST_P(SkinnySide, ExactAtEverySkinnyWidthOpAndAlignment) {
     uint64_t seed = 9000;
     const cli::Shape shapes[] = {{1, 4100, 300},  {5, 1030, 2049}, {16, 515, 4104}, {17, 600, 1030},
                                  {33, 1000, 513}, {64, 700, 1000}, {65, 520, 260},  {1030, 3, 2000},
-                                 {2, 300, 9000},  {300, 9, 8193},  {1, 1500, 136, 3}};
+                                 {2, 300, 9000},  {300, 9, 8193},  {1, 1500, 136, 3}, {1, 4300, 2056},
+                                 {12, 4300, 2056}};
     for (auto [oa, ob] : kOps)
         for (const cli::Shape& s : shapes) {
             check_decode_and_auto({dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::SmallIntegers}, seed++);

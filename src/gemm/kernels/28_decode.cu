@@ -109,6 +109,7 @@ __device__ __forceinline__ void load_run(T (&out)[N], const T* p, int64_t stride
 // -------------------------------------------------------------------- mma_k_contiguous
 
 constexpr int kMmaWarps = 4;     // per block
+constexpr int kWideWarps = 16;   // per block, all along k, for a small weight
 constexpr int kMmaStepK = 32;    // k per warp step: 4 lanes x 8 k
 
 /// The 16-bit word pair (elements 2w, 2w + 1) of a 16-byte run, as an mma register.
@@ -153,18 +154,20 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 }
 
 
-/// A block's 4 warps: `warps_k` of them (1, 2 or 4, gridDim-wide) share each set of rows along k,
-/// and the block covers (4 / warps_k) sets of RG x 16 rows. Long k: 4 along k (rows
-/// are few per block, more blocks); short k (attention heads): 1, each warp its own rows.
+/// A block's Warps warps: `warps_k` of them (a divisor of Warps) share each set of rows along k,
+/// and the block covers (Warps / warps_k) sets of RG x 16 rows. Long k: 4 along k (rows
+/// are few per block, more blocks); short k (attention heads): 1, each warp its own rows; a
+/// small weight: 16 along k in one wide block (kWideWarps), so that its few row groups still
+/// put many loads in flight on every SM.
 /// RG: 16-row groups of W per warp; each S fragment a warp loads feeds all of them (S is read
 /// from L1/L2 once per RG x 16 rows).
-template <class P, class TIn, int Tiles, int RG>
-__global__ void __launch_bounds__(32 * kMmaWarps) mma_k_contiguous(P g, int warps_k) {
-    __shared__ float partial_sums[kMmaWarps][RG][Tiles][4][32];
+template <class P, class TIn, int Tiles, int RG, int Warps>
+__global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k) {
+    __shared__ float partial_sums[Warps][RG][Tiles][4][32];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int gid = lane / 4, tid = lane % 4;
     const int row_slot = warp / warps_k, k_part = warp % warps_k;
-    const int64_t rows_per_block = int64_t(kMmaWarps / warps_k) * RG * 16;
+    const int64_t rows_per_block = int64_t(Warps / warps_k) * RG * 16;
     const int64_t row0 = int64_t(blockIdx.x) * rows_per_block + int64_t(row_slot) * RG * 16 + gid;
     const int64_t k0 = int64_t(blockIdx.y) * g.slice_k, k1 = min(g.k, k0 + g.slice_k);
     const int64_t col_tiles = (g.cols + 8 * Tiles - 1) / (8 * Tiles);
@@ -394,15 +397,34 @@ int slices_for(int64_t blocks, int64_t k, int64_t element_bytes, int sm_count) {
     return int(std::clamp<int64_t>(std::min(want, k * element_bytes / kMinSliceBytes), 1, 16));
 }
 
-/// Launches `kernel` over grid (x, slices, z), with split k through the workspace when the
-/// grid alone cannot fill the GPU (one product only: a batch fills it through z).
+/// The mma path's k slices: as many as one wave of resident blocks holds, so that no second,
+/// partial wave runs on a few SMs while the rest wait (16 tokens against 8192 x 8192 cut in
+/// three was 768 blocks where 528 fit), each slice at least kMinSliceBytes of a row.
+int slices_for_one_wave(int64_t blocks, int64_t k, int64_t element_bytes, int64_t resident) {
+    const int64_t fit = resident / std::max<int64_t>(blocks, 1);
+    return int(std::clamp<int64_t>(std::min(fit, k * element_bytes / kMinSliceBytes), 1, 16));
+}
+
+/// Blocks of Kernel (Threads each) that one SM holds at once. Cached per kernel: every GPU
+/// this library runs on (sm_90) has the same registers and shared memory per SM.
+template <auto Kernel, int Threads>
+int64_t resident_blocks_per_sm() {
+    static const int blocks = [] {
+        int n = 0;
+        GEMMLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, Kernel, Threads, 0));
+        return std::max(n, 1);
+    }();
+    return blocks;
+}
+
+/// Launches `kernel` over grid (x, slices, z); with more than one slice (one product only: a
+/// batch fills the GPU through z) the partials go through the workspace and a second kernel
+/// adds them in slice order.
 template <class P, class Kernel, class... Extra>
-void launch_sliced(P v, Kernel kernel, int64_t blocks_x, int64_t col_tiles, unsigned threads,
+void launch_sliced(P v, Kernel kernel, int64_t blocks_x, int64_t col_tiles, unsigned threads, int slices,
                    cudaStream_t stream, Extra... extra) {
-    const int sm_count = current_device_caps().sm_count;
     const int64_t z = std::min<int64_t>(v.batches * col_tiles, 65535);
-    using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(v.W)>>;
-    int slices = v.batches == 1 ? slices_for(blocks_x * z, v.k, int64_t(sizeof(TIn)), sm_count) : 1;
+    if (v.batches > 1) slices = 1;
     using TPartial = std::remove_pointer_t<decltype(v.partial)>;
     const int64_t m = v.m, n = v.n;
     Workspace ws(slices > 1 ? size_t(slices * m * n) * sizeof(TPartial) : 0, stream);
@@ -417,7 +439,16 @@ void launch_sliced(P v, Kernel kernel, int64_t blocks_x, int64_t col_tiles, unsi
     GEMMLAB_CHECK_LAUNCH();
     if (slices > 1)
         enqueue_sum_slices(v.partial, slices, m * n, m, m, n, v.alpha, v.beta, v.C, v.ldc,
-                           sm_count, stream);
+                           current_device_caps().sm_count, stream);
+}
+
+/// launch_sliced with the FMA paths' slices (about 4 blocks per SM).
+template <class P, class Kernel>
+void launch_simt(P v, Kernel kernel, int64_t blocks_x, int64_t col_tiles, cudaStream_t stream) {
+    using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(v.W)>>;
+    const int64_t z = std::min<int64_t>(v.batches * col_tiles, 65535);
+    const int slices = slices_for(blocks_x * z, v.k, int64_t(sizeof(TIn)), current_device_caps().sm_count);
+    launch_sliced(v, kernel, blocks_x, col_tiles, 32 * kSimtWarps, slices, stream);
 }
 
 /// The columns of S one pass covers: 1, 4 or 16 (more columns are more passes over W).
@@ -444,6 +475,52 @@ DecodePlan decode_plan(int64_t cols, int64_t k) {
     return p;
 }
 
+/// A long-k product with at most 16 columns runs in wide blocks of kWideWarps warps along k
+/// where the 4-warp grid (slices counted) has fewer than this many warps per SM, or needs k
+/// slices where the wide grid does not: each warp then walks a fraction of the k, so more loads
+/// are in flight at once, a small weight takes fewer DRAM latencies one after another, and no
+/// second kernel adds slices (docs/ladder.md, rung 28).
+constexpr int64_t kWideBelowWarpsPerSm = 16;
+
+/// The grid of one mma_k_contiguous launch: Warps-warp blocks with warps_k along k, k slices
+/// for one wave of resident blocks, and the warps per SM that makes.
+struct MmaGrid {
+    int64_t blocks_x, col_tiles;
+    int slices;
+    int64_t warps_per_sm;
+};
+
+template <class P, class TIn, int Tiles, int RG, int Warps>
+MmaGrid mma_grid(const P& v, int warps_k) {
+    const int64_t sms = current_device_caps().sm_count;
+    MmaGrid grid{};
+    grid.blocks_x = ceil_div(v.rows, int64_t(Warps / warps_k) * RG * 16);
+    grid.col_tiles = ceil_div(v.cols, int64_t(8 * Tiles));
+    const int64_t blocks = grid.blocks_x * std::min<int64_t>(v.batches * grid.col_tiles, 65535);
+    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps>, 32 * Warps>() * sms;
+    grid.slices = v.batches == 1 ? slices_for_one_wave(blocks, v.k, int64_t(sizeof(TIn)), resident) : 1;
+    grid.warps_per_sm = blocks * grid.slices * Warps / sms;
+    return grid;
+}
+
+template <class P, class TIn, int Tiles, int RG, int Warps>
+void launch_mma(const P& v, const MmaGrid& grid, int warps_k, cudaStream_t stream) {
+    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps>, grid.blocks_x, grid.col_tiles, 32 * Warps,
+                  grid.slices, stream, warps_k);
+}
+
+/// The wide blocks' warps along k (16, 8 or 4; the rest of a block's warps take more rows): the
+/// most that keep the row groups' blocks within one wave of resident blocks, or 0 where none
+/// does (a grid that large is not small).
+template <class P, class TIn, int Tiles>
+int wide_warps_k(const P& v) {
+    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, 1, kWideWarps>, 32 * kWideWarps>() *
+                             current_device_caps().sm_count;
+    for (int warps_k = kWideWarps; warps_k >= kMmaWarps; warps_k /= 2)
+        if (ceil_div(v.rows, int64_t(kWideWarps / warps_k) * 16) <= resident) return warps_k;
+    return 0;
+}
+
 template <class Args>
 void launch_decode_args(const Args& g, cudaStream_t stream) {
     using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(g.A)>>;
@@ -461,9 +538,18 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
         const DecodePlan plan = decode_plan(v.cols, v.k);
         if (fits) {
             auto run = [&]<int Tiles, int RG>() {
-                const int64_t rows_per_block = int64_t(kMmaWarps / plan.warps_k) * RG * 16;
-                launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG>, ceil_div(v.rows, rows_per_block),
-                              ceil_div(v.cols, 8 * Tiles), 32 * kMmaWarps, stream, plan.warps_k);
+                const MmaGrid narrow = mma_grid<P, TIn, Tiles, RG, kMmaWarps>(v, plan.warps_k);
+                if constexpr (Tiles <= 2) {
+                    const int wide_k = plan.warps_k == kMmaWarps && v.batches == 1 ? wide_warps_k<P, TIn, Tiles>(v) : 0;
+                    if (wide_k) {
+                        const MmaGrid wide = mma_grid<P, TIn, Tiles, 1, kWideWarps>(v, wide_k);
+                        if (narrow.warps_per_sm < kWideBelowWarpsPerSm || (narrow.slices > 1 && wide.slices == 1)) {
+                            launch_mma<P, TIn, Tiles, 1, kWideWarps>(v, wide, wide_k, stream);
+                            return;
+                        }
+                    }
+                }
+                launch_mma<P, TIn, Tiles, RG, kMmaWarps>(v, narrow, plan.warps_k, stream);
             };
             auto with_rg = [&]<int Tiles>() {
                 if (plan.row_groups == 1) run.template operator()<Tiles, 1>();
@@ -485,11 +571,9 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
             const int64_t blocks_x = ceil_div(v.rows, int64_t(kSimtWarps) * kRowsPerWarp<TIn, Cols>);
             const int64_t col_tiles = ceil_div(v.cols, Cols);
             if (vec)
-                launch_sliced(v, &simt_k_contiguous<P, TIn, TAcc, Cols, true>, blocks_x, col_tiles,
-                              32 * kSimtWarps, stream);
+                launch_simt(v, &simt_k_contiguous<P, TIn, TAcc, Cols, true>, blocks_x, col_tiles, stream);
             else
-                launch_sliced(v, &simt_k_contiguous<P, TIn, TAcc, Cols, false>, blocks_x, col_tiles,
-                              32 * kSimtWarps, stream);
+                launch_simt(v, &simt_k_contiguous<P, TIn, TAcc, Cols, false>, blocks_x, col_tiles, stream);
         });
         return;
     }
@@ -499,11 +583,11 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
     with_cols(v.cols, [&]<int Cols>() {
         const int64_t col_tiles = ceil_div(v.cols, Cols);
         if (vec)
-            launch_sliced(v, &simt_row_contiguous<P, TIn, TAcc, Cols, true>, ceil_div(v.rows, 32 * kRowVec),
-                          col_tiles, 32 * kSimtWarps, stream);
+            launch_simt(v, &simt_row_contiguous<P, TIn, TAcc, Cols, true>, ceil_div(v.rows, 32 * kRowVec),
+                        col_tiles, stream);
         else
-            launch_sliced(v, &simt_row_contiguous<P, TIn, TAcc, Cols, false>, ceil_div(v.rows, int64_t(32)),
-                          col_tiles, 32 * kSimtWarps, stream);
+            launch_simt(v, &simt_row_contiguous<P, TIn, TAcc, Cols, false>, ceil_div(v.rows, int64_t(32)),
+                        col_tiles, stream);
     });
 }
 
