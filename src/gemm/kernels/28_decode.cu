@@ -20,8 +20,9 @@
 //   from global memory, one 16-byte load per operand row and lane: the k order inside a dot
 //   product is free, so each lane takes 8 consecutive k of its row and the same 8 k of its S
 //   column, and hands them to two k16 steps in the order the fragment layout wants (see
-//   load_fragments). Four warps share a block's 16 rows along k and add their sums in shared
-//   memory in warp order.
+//   mma_step). Four warps share a block's 16 rows along k (sixteen, in the wide blocks
+//   a small weight gets, so that its few rows still keep every SM's loads in flight) and add
+//   their sums in shared memory in warp order.
 // - simt_k_contiguous (every type, W contiguous along k): each warp owns a few rows of W, lanes
 //   walk k in vectors, every lane keeps rows x columns FMA sums (FP32, FP64 for double) and the
 //   warp adds them with shuffles in a fixed tree.
