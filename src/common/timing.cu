@@ -13,14 +13,10 @@
 namespace gemmlab {
 namespace {
 
-/// How long the hold before a warm sample keeps the GPU busy, in cycles of the SM's clock
-/// (50-100 us at 1-2 GHz): longer than the host takes to enqueue one sample (a library call's
-/// own host work and two event records).
-constexpr long long kHoldCycles = 100'000;
-
-/// One thread waiting kHoldCycles. Without it a warm sample's window opened on an idle GPU and
-/// held the host's enqueue of the work: in one run cuBLAS's 1 x 2048 x 2048 read 14.8 us warm
-/// and 8.9 us with the L2 flushed (docs/ladder.md, "Timing contenders interleaved").
+/// One thread spinning `cycles` of its SM's clock (TimingPolicy::hold_cycles). Without it a
+/// warm sample's window opened on an idle GPU and held the host's enqueue of the work: in one
+/// run cuBLAS's 1 x 2048 x 2048 read 14.8 us warm and 8.9 us with the L2 flushed (docs/ladder.md,
+/// "Timing contenders interleaved").
 __global__ void hold_stream(long long cycles) {
     const long long start = clock64();
     while (clock64() - start < cycles) {
@@ -74,8 +70,8 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(c
             any = true;
             if (policy.flush_l2) {
                 GEMMLAB_CUDA_CHECK(cudaMemsetAsync(flush.get(), round & 0xff, flush.bytes(), stream));
-            } else {
-                hold_stream<<<1, 1, 0, stream>>>(kHoldCycles);
+            } else if (policy.hold_cycles > 0) {
+                hold_stream<<<1, 1, 0, stream>>>(policy.hold_cycles);
                 GEMMLAB_CUDA_CHECK(cudaGetLastError());
             }
             start.record(stream);
