@@ -1,8 +1,11 @@
-// GPU tests of the bench's timing: contenders timed together take turns sample by sample, and
-// each stops on its own once it has its samples and time. Skipped when no CUDA device is visible.
+// GPU tests of the bench's timing: contenders timed together take turns sample by sample, each
+// stops on its own once it has its samples and time, and a warm sample's window holds the GPU's
+// work, not the host's enqueue of it. Skipped when no CUDA device is visible.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -58,6 +61,29 @@ TEST(TimeInterleaved, ContendersTakeTurnsAndEachStopsOnItsOwn) {
     }
     EXPECT_GT(t[0].samples, t[1].samples);
     EXPECT_GT(t[1].median_ms, 4 * t[0].median_ms);
+}
+
+// A work that spends 5 ms on the host before it enqueues a short memset: with no hold the
+// window opens on an idle GPU and holds the 5 ms; behind a hold longer than that (1e8 cycles,
+// 50-100 ms) the host has enqueued everything before the GPU reaches the start event, and the
+// window holds the memset alone.
+TEST(TimeInterleaved, TheHoldKeepsTheHostsEnqueueOutOfTheWindow) {
+    REQUIRE_GPU();
+    DeviceBuffer<uint8_t> buffer(size_t(1) << 20);
+    const auto work = [&](cudaStream_t s) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        GEMMLAB_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, buffer.bytes(), s));
+    };
+    TimingPolicy policy;
+    policy.warmup = 1;
+    policy.min_samples = 5;
+    policy.min_total_ms = 0;
+    policy.hold_cycles = 0;
+    const double open_window = time_device_work(work, nullptr, policy).median_ms;
+    policy.hold_cycles = 100'000'000;
+    const double held = time_device_work(work, nullptr, policy).median_ms;
+    EXPECT_GT(open_window, 4.0);
+    EXPECT_LT(held, 1.0);
 }
 
 } // namespace

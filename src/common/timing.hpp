@@ -25,6 +25,10 @@ struct TimingPolicy {
     int max_samples = 1000;   ///< at most this many
     double min_total_ms = 200;///< keep sampling until the timed runs add up to this
     bool flush_l2 = false;    ///< "cold": overwrite a buffer as large as L2 before every sample
+    /// Without flush_l2: SM cycles a one-thread kernel spins before every sample (0: none), so
+    /// that the host has enqueued the sample before the GPU reaches its start event and the
+    /// events bracket device time alone (about 50-100 us at 1-2 GHz).
+    long long hold_cycles = 100'000;
 };
 
 /// Median, min and max of `samples_ms` (not empty).
@@ -32,7 +36,7 @@ TimingStats summarize(std::vector<double> samples_ms);
 
 /// Times `work` (which enqueues device work on `stream`) with CUDA events around each sample,
 /// following `policy`. With flush_l2, an L2-sized memset runs before each sample, outside the
-/// timed region.
+/// timed region; without it, a hold of policy.hold_cycles.
 TimingStats time_device_work(const std::function<void(cudaStream_t)>& work, cudaStream_t stream,
                              const TimingPolicy& policy);
 
