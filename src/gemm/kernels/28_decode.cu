@@ -162,7 +162,13 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 /// put many loads in flight on every SM.
 /// RG: 16-row groups of W per warp; each S fragment a warp loads feeds all of them (S is read
 /// from L1/L2 once per RG x 16 rows).
-template <class P, class TIn, int Tiles, int RG, int Warps>
+/// Split: how the warps sharing rows divide the block's k. true (the launcher's choice for more
+/// than one warp along k): each warp a contiguous range, in turns of 128 contiguous bytes of
+/// each of its rows (whole cache lines, in order, as one ld_stream_pair). false: the warps take
+/// turns of 32 k in rotation (the same thing for one warp along k). The contiguous ranges
+/// measured 5% faster over the decode rows with a cold L2, up to 25% on some (docs/ladder.md,
+/// rung 28).
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
 __global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k) {
     __shared__ float partial_sums[Warps][RG][Tiles][4][32];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -172,17 +178,22 @@ __global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k)
     const int64_t row0 = int64_t(blockIdx.x) * rows_per_block + int64_t(row_slot) * RG * 16 + gid;
     const int64_t k0 = int64_t(blockIdx.y) * g.slice_k, k1 = min(g.k, k0 + g.slice_k);
     const int64_t col_tiles = (g.cols + 8 * Tiles - 1) / (8 * Tiles);
-    const int64_t k_stride = int64_t(kMmaStepK) * warps_k; // between one warp's steps
+    const int64_t k_stride = int64_t(kMmaStepK) * warps_k; // between one warp's steps, rotating
     for (int64_t z = blockIdx.z; z < g.batches * col_tiles; z += gridDim.z) {
         const int64_t b = z / col_tiles, col0 = (z % col_tiles) * 8 * Tiles;
         const TIn* w = g.W + b * g.w_batch + row0 * g.w_row;
         const TIn* s_base = g.S + b * g.s_batch;
         float acc[RG][Tiles][4] = {};
         // The loop runs on the warp's chunk start, the same on every lane: mma.sync needs the
-        // whole warp, so a lane past k loads zeros rather than leaving the loop. Two steps per
-        // turn: 2 x RG x 2 x 16 bytes of W in flight per lane.
-        for (int64_t chunk = k0 + kMmaStepK * k_part; chunk < k1; chunk += 2 * k_stride) {
-            const int64_t p = chunk + 8 * tid, q = p + k_stride;
+        // whole warp, so a lane past its k loads zeros rather than leaving the loop. Two steps
+        // per turn: 2 x RG x 2 x 16 bytes of W in flight per lane.
+        int64_t first = k0 + kMmaStepK * k_part, end = k1;
+        if constexpr (Split) {
+            const int64_t span = ceil_div(ceil_div(k1 - k0, int64_t(warps_k)), 2 * kMmaStepK) * 2 * kMmaStepK;
+            first = k0 + span * k_part, end = min(k1, first + span);
+        }
+        for (int64_t chunk = first; chunk < end; chunk += Split ? 2 * kMmaStepK : 2 * k_stride) {
+            const int64_t p = chunk + 8 * tid, q = p + (Split ? kMmaStepK : k_stride);
             uint4 wp[RG][2], wq[RG][2];
 #pragma unroll
             for (int r = 0; r < RG; ++r)
@@ -190,16 +201,20 @@ __global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k)
                 for (int h = 0; h < 2; ++h) {
                     const bool in = row0 + 16 * r + 8 * h < g.rows;
                     const TIn* row = w + (16 * r + 8 * h) * g.w_row;
-                    wp[r][h] = load_8<true>(row + p, k1 - p, in);
-                    wq[r][h] = load_8<true>(row + q, k1 - q, in);
+                    if (Split && in && end - q >= 8) {
+                        ptx::ld_stream_pair(wp[r][h], wq[r][h], row + p);
+                    } else {
+                        wp[r][h] = load_8<true>(row + p, end - p, in);
+                        wq[r][h] = load_8<true>(row + q, end - q, in);
+                    }
                 }
             uint4 sp[Tiles], sq[Tiles];
 #pragma unroll
             for (int j = 0; j < Tiles; ++j) {
                 const int64_t c = col0 + 8 * j + gid;
                 const TIn* s = s_base + c * g.s_col;
-                sp[j] = load_8<false>(s + p, k1 - p, c < g.cols);
-                sq[j] = load_8<false>(s + q, k1 - q, c < g.cols);
+                sp[j] = load_8<false>(s + p, end - p, c < g.cols);
+                sq[j] = load_8<false>(s + q, end - q, c < g.cols);
             }
 #pragma unroll
             for (int r = 0; r < RG; ++r) {
@@ -491,31 +506,31 @@ struct MmaGrid {
     int64_t warps_per_sm;
 };
 
-template <class P, class TIn, int Tiles, int RG, int Warps>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
 MmaGrid mma_grid(const P& v, int warps_k) {
     const int64_t sms = current_device_caps().sm_count;
     MmaGrid grid{};
     grid.blocks_x = ceil_div(v.rows, int64_t(Warps / warps_k) * RG * 16);
     grid.col_tiles = ceil_div(v.cols, int64_t(8 * Tiles));
     const int64_t blocks = grid.blocks_x * std::min<int64_t>(v.batches * grid.col_tiles, 65535);
-    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps>, 32 * Warps>() * sms;
+    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split>, 32 * Warps>() * sms;
     grid.slices = v.batches == 1 ? slices_for_one_wave(blocks, v.k, int64_t(sizeof(TIn)), resident) : 1;
     grid.warps_per_sm = blocks * grid.slices * Warps / sms;
     return grid;
 }
 
-template <class P, class TIn, int Tiles, int RG, int Warps>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
 void launch_mma(const P& v, const MmaGrid& grid, int warps_k, cudaStream_t stream) {
-    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps>, grid.blocks_x, grid.col_tiles, 32 * Warps,
+    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split>, grid.blocks_x, grid.col_tiles, 32 * Warps,
                   grid.slices, stream, warps_k);
 }
 
 /// The wide blocks' warps along k (16, 8 or 4; the rest of a block's warps take more rows): the
 /// most that keep the row groups' blocks within one wave of resident blocks, or 0 where none
 /// does (a grid that large is not small).
-template <class P, class TIn, int Tiles>
+template <class P, class TIn, int Tiles, bool Split>
 int wide_warps_k(const P& v) {
-    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, 1, kWideWarps>, 32 * kWideWarps>() *
+    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, 1, kWideWarps, Split>, 32 * kWideWarps>() *
                              current_device_caps().sm_count;
     for (int warps_k = kWideWarps; warps_k >= kMmaWarps; warps_k /= 2)
         if (ceil_div(v.rows, int64_t(kWideWarps / warps_k) * 16) <= resident) return warps_k;
@@ -538,19 +553,24 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
                           (v.batches == 1 || (v.w_batch % kVec == 0 && v.s_batch % kVec == 0));
         const DecodePlan plan = decode_plan(v.cols, v.k);
         if (fits) {
-            auto run = [&]<int Tiles, int RG>() {
-                const MmaGrid narrow = mma_grid<P, TIn, Tiles, RG, kMmaWarps>(v, plan.warps_k);
+            auto run_split = [&]<int Tiles, int RG, bool Split>() {
+                const MmaGrid narrow = mma_grid<P, TIn, Tiles, RG, kMmaWarps, Split>(v, plan.warps_k);
                 if constexpr (Tiles <= 2) {
-                    const int wide_k = plan.warps_k == kMmaWarps && v.batches == 1 ? wide_warps_k<P, TIn, Tiles>(v) : 0;
+                    const int wide_k =
+                        plan.warps_k == kMmaWarps && v.batches == 1 ? wide_warps_k<P, TIn, Tiles, Split>(v) : 0;
                     if (wide_k) {
-                        const MmaGrid wide = mma_grid<P, TIn, Tiles, 1, kWideWarps>(v, wide_k);
+                        const MmaGrid wide = mma_grid<P, TIn, Tiles, 1, kWideWarps, Split>(v, wide_k);
                         if (narrow.warps_per_sm < kWideBelowWarpsPerSm || (narrow.slices > 1 && wide.slices == 1)) {
-                            launch_mma<P, TIn, Tiles, 1, kWideWarps>(v, wide, wide_k, stream);
+                            launch_mma<P, TIn, Tiles, 1, kWideWarps, Split>(v, wide, wide_k, stream);
                             return;
                         }
                     }
                 }
-                launch_mma<P, TIn, Tiles, RG, kMmaWarps>(v, narrow, plan.warps_k, stream);
+                launch_mma<P, TIn, Tiles, RG, kMmaWarps, Split>(v, narrow, plan.warps_k, stream);
+            };
+            auto run = [&]<int Tiles, int RG>() {
+                if (plan.warps_k > 1) run_split.template operator()<Tiles, RG, true>();
+                else run_split.template operator()<Tiles, RG, false>();
             };
             auto with_rg = [&]<int Tiles>() {
                 if (plan.row_groups == 1) run.template operator()<Tiles, 1>();
