@@ -166,8 +166,8 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 /// than one warp along k): each warp a contiguous range, in turns of 128 contiguous bytes of
 /// each of its rows (whole cache lines, in order, as one ld_stream_pair). false: the warps take
 /// turns of 32 k in rotation (the same thing for one warp along k). The contiguous ranges
-/// measured 5% faster over the decode rows with a cold L2, up to 25% on some (docs/ladder.md,
-/// rung 28).
+/// measured 5% faster over the decode rows with a cold L2, up to 25% on some; two 16-token rows
+/// lost, their blocks now at 138 registers, three per SM instead of four (docs/ladder.md, rung 28).
 template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
 __global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k) {
     __shared__ float partial_sums[Warps][RG][Tiles][4][32];
