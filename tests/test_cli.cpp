@@ -93,7 +93,10 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"overhead --sizes 0", "at least 1"},
                             {"tune --dtype f8", "'f8'"}, {"tune --dtype ,", "no type given"},
                             {"tune --precision half", "'half'"}, {"tune --budget 0", "1 to 86400"},
-                            {"tune --budget soon", "soon"}, {"tune --frobnicate", "frobnicate"}}) {
+                            {"tune --budget soon", "soon"}, {"tune --frobnicate", "frobnicate"},
+                            {"tune --explain 64x64", "'64x64' is not MxNxK"},
+                            {"tune --explain 64x64x64 --op nq", "'nq'"},
+                            {"tune --explain 64x64x64 --layout diagonal", "'diagonal'"}}) {
         const auto out = run_cli(b.args);
         EXPECT_EQ(out.code, 2) << b.args << "\n" << out.text;
         EXPECT_NE(out.text.find(b.expect), std::string::npos) << b.args << "\n" << out.text;
@@ -142,7 +145,8 @@ TEST(Cli, OutOfRangeNumbersNameTheAllowedRangeInOneShortLine) {
 
 TEST(Cli, NoGpuIsAOneLineErrorWithExitThree) {
     if (gemmlab::visible_device_count() > 0) GTEST_SKIP() << "a GPU is visible";
-    for (const char* args : {"bench", "verify --quick", "probe clock", "overhead", "tune --budget 1"}) {
+    for (const char* args : {"bench", "verify --quick", "probe clock", "overhead", "tune --budget 1",
+                             "tune --explain 64x64x64"}) {
         const auto out = run_cli(args);
         EXPECT_EQ(out.code, 3) << args << "\n" << out.text;
         EXPECT_NE(out.text.find("no CUDA device"), std::string::npos) << out.text;

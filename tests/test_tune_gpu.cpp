@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,8 +15,10 @@
 
 #include "common/device_info.hpp"
 #include "gemm/auto_select.hpp"
+#include "gemm/device_caps.hpp"
 #include "gemm/tune_cache.hpp"
 #include "gemmlab/bench_core.hpp"
+#include "gemmlab/tune.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -162,6 +165,39 @@ TEST(TuneGpu, EveryOptionMeetsTheBound) {
 // A stale cache (another SM clock): auto keeps its model, still within the bound; the warning
 // is one line, printed once per process (the first call here prints it unless an earlier test
 // in this process already warned).
+// `tune --explain`: one row per option of the model, in its order, each measured, the model's pick
+// marked once (a shape the model decides: not rung 27's or 28's), and its table printed.
+TEST(TuneGpu, ExplainTimesEveryOptionOfTheModel) {
+    REQUIRE_GPU();
+    Case c;
+    c.dtype = DType::BF16;
+    c.layout = Layout::RowMajor;
+    c.op_b = Op::T;
+    c.shape = {256, 512, 1024};
+    const cli::Explained e = cli::explain_case(c, 7, /*cold=*/false);
+    DeviceProblem problem(c, 7, ReferenceSource::None);
+    const detail::Problem p = problem.normalized();
+    int device = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    const auto options = detail::auto_options(p, detail::device_caps(device));
+    ASSERT_EQ(e.options.size(), options.size());
+    int picks = 0;
+    for (size_t i = 0; i < options.size(); ++i) {
+        EXPECT_EQ(e.options[i].name, options[i].name);
+        EXPECT_EQ(e.options[i].splits, options[i].splits);
+        EXPECT_GT(e.options[i].measured_us, 0.0) << e.options[i].name;
+        EXPECT_GT(e.options[i].model_us, 0.0) << e.options[i].name;
+        picks += e.options[i].model_pick;
+    }
+    EXPECT_EQ(picks, 1);
+    EXPECT_GT(e.cublas_us, 0.0);
+    EXPECT_GT(e.auto_us, 0.0);
+    std::ostringstream os;
+    cli::print_explained(os, e);
+    EXPECT_NE(os.str().find("<- model"), std::string::npos) << os.str();
+    EXPECT_NE(os.str().find("<- fastest"), std::string::npos) << os.str();
+}
+
 TEST(TuneGpu, AStaleCacheLeavesTheModelWithOneWarning) {
     REQUIRE_GPU();
     TempDir dir;

@@ -690,6 +690,17 @@ std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_
     return out;
 }
 
+std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
+    std::vector<AutoOption> out;
+    with_groups(type_key(p), [&](auto groups) {
+        for_each_option(groups, p.precision, p.k, p.batch.count, caps,
+                        [&](int index, const auto& c, int splits) {
+                            out.push_back({index, c.name, splits, model_time(c, p, splits, caps)});
+                        });
+    });
+    return out;
+}
+
 void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream) {
     with_groups(type_key(p), [&](auto groups) {
         using Args = ArgsOf<decltype(groups)>;

@@ -38,6 +38,7 @@ struct AutoOption {
     int candidate; ///< index in auto's list for the type key (find_candidate)
     std::string_view name; ///< what the tune cache stores
     int splits;
+    double model_ns = 0; ///< the model's time for it (auto_options of a Problem only)
 };
 
 /// Every option auto may take for one product of m x n x k of `type` on `caps`: the candidates
@@ -46,8 +47,12 @@ struct AutoOption {
 std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_t k,
                                      const DeviceCaps& caps);
 
-/// Launches option (candidate, splits) of `p`'s type key on `p` (one batch): what `gemmlab tune`
-/// times. Throws std::out_of_range for an index outside the list, CudaFailure if the launch fails.
+/// The options the model weighs for `p` itself (its batch count too), each with the model's time
+/// for it: what `gemmlab tune --explain` sets beside their measured times.
+std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps);
+
+/// Launches option (candidate, splits) of `p`'s type key on `p`: what `gemmlab tune` times.
+/// Throws std::out_of_range for an index outside the list, CudaFailure if the launch fails.
 void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream);
 
 /// The index of the candidate called `name` in auto's list for `type`, or -1.

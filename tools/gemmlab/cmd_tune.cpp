@@ -33,6 +33,11 @@ struct TuneOptions {
     std::string precisions = "default,tf32";
     int budget_s = 120;
     std::string cache;
+    // --explain: cases to explain instead of tuning, and how they are laid out and timed.
+    std::string explain;
+    std::string layout = "row";
+    std::string ops = "nt";
+    bool cold = false;
 };
 
 /// The type keys asked for: each --dtype, float once per --precision (the others have one).
@@ -149,6 +154,37 @@ int run(const TuneOptions& o, const std::vector<TuneType>& types) {
     return kExitOk;
 }
 
+/// --explain: each case's options timed beside cuBLAS (tune.hpp); every --dtype (bf16 unless
+/// given), op and shape.
+int explain(const TuneOptions& o, bool dtype_given) {
+    const std::vector<DType> dtypes = parse_dtypes(dtype_given ? o.dtypes : "bf16");
+    const Layout layout = parse_layout(o.layout);
+    const auto ops = parse_ops(o.ops);
+    const std::vector<Shape> shapes = parse_shapes(o.explain);
+    const std::vector<Precision> precisions = parse_precisions(o.precisions);
+    int device = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+    const detail::TuneKey key = detail::device_tune_key(device);
+    std::cout << "gemmlab tune --explain: " << key.gpu_name << " (" << key.sm_count << " SMs), "
+              << (o.cold ? "L2 flushed before each sample" : "warm, each sample behind the hold")
+              << "; model times are the model's, measured are medians of CUDA events\n";
+    uint64_t seed = std::random_device{}();
+    for (DType d : dtypes)
+        for (Precision precision : input_type(d) == DataType::F32 ? precisions : std::vector{Precision::Default})
+            for (const auto& [op_a, op_b] : ops)
+                for (const Shape& shape : shapes) {
+                    Case c;
+                    c.dtype = d;
+                    c.layout = layout;
+                    c.op_a = op_a, c.op_b = op_b;
+                    c.shape = shape;
+                    c.precision = precision;
+                    std::cout << "\n";
+                    print_explained(std::cout, explain_case(c, seed++, o.cold));
+                }
+    return kExitOk;
+}
+
 } // namespace
 
 void add_tune_command(CLI::App& app, Action& action) {
@@ -169,7 +205,31 @@ void add_tune_command(CLI::App& app, Action& action) {
     cmd->add_option("--cache", opt->cache,
                     "Write the cache here (default: $GEMMLAB_TUNE_CACHE, else "
                     "$XDG_CACHE_HOME/gemmlab/, else ~/.cache/gemmlab/, named for the GPU)");
-    cmd->callback([opt, &action] {
+    cmd->add_option("--explain", opt->explain,
+                    "Tune nothing: time every option auto's model weighs for these shapes "
+                    "(MxNxK or MxNxK@B, comma-separated) beside cuBLAS, with the model's time for each");
+    cmd->add_option("--layout", opt->layout, "--explain: row or col")->capture_default_str();
+    cmd->add_option("--op", opt->ops, "--explain: nn, nt, tn, tt (comma-separated) or all")
+        ->capture_default_str();
+    cmd->add_flag("--cold", opt->cold, "--explain: flush L2 before every timed sample");
+    auto* dtype_option = cmd->get_option("--dtype");
+    cmd->callback([opt, &action, dtype_option] {
+        if (!opt->explain.empty()) {
+            const bool dtype_given = dtype_option->count() > 0;
+            // A bad value exits 2, GPU or not.
+            parse_shapes(opt->explain);
+            parse_dtypes(dtype_given ? opt->dtypes : "bf16");
+            parse_layout(opt->layout);
+            parse_ops(opt->ops);
+            action = [opt, dtype_given]() -> int {
+                if (visible_device_count() == 0) {
+                    std::cerr << "gemmlab tune --explain: no CUDA device is visible\n";
+                    return kExitNoGpu;
+                }
+                return explain(*opt, dtype_given);
+            };
+            return;
+        }
         action = [opt]() -> int {
             const std::vector<TuneType> types = types_of(*opt); // a bad value exits 2, GPU or not
             if (visible_device_count() == 0) {

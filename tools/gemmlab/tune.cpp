@@ -226,4 +226,67 @@ detail::TuneFile merged_tune_file(const std::optional<detail::TuneFile>& old, co
     return f;
 }
 
+// ------------------------------------------------------------------------------ --explain
+
+Explained explain_case(const Case& c, uint64_t seed, bool cold) {
+    int device = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
+    const detail::DeviceCaps caps = detail::device_caps(device);
+    DeviceProblem problem(c, seed, ReferenceSource::None);
+    const detail::Problem p = problem.normalized();
+    const detail::AutoChoice pick = detail::auto_choice(p, caps, nullptr);
+    const std::vector<detail::AutoOption> options = detail::auto_options(p, caps);
+
+    Stream stream;
+    const auto call = [&problem](const char* kernel) {
+        return [&problem, kernel](cudaStream_t s) {
+            GemmOptions o;
+            o.kernel = kernel;
+            o.stream = s;
+            o.precision = problem.spec().precision;
+            if (problem.call(o) != Status::Success)
+                throw CudaFailure(std::string("gemmlab tune --explain: ") + kernel + " failed");
+        };
+    };
+    std::vector<std::function<void(cudaStream_t)>> works = {call("cublas"), call("auto")};
+    for (const detail::AutoOption& o : options)
+        works.push_back([&p, o](cudaStream_t s) { detail::launch_option(p, o.candidate, o.splits, s); });
+    TimingPolicy policy = kTunePolicy;
+    policy.flush_l2 = cold;
+    const std::vector<TimingStats> t = time_interleaved(works, stream.get(), policy);
+
+    Explained e;
+    e.case_text = c.describe();
+    e.auto_pick = std::string(pick.candidate);
+    e.auto_splits = pick.splits;
+    e.cublas_us = t[0].median_ms * 1e3;
+    e.auto_us = t[1].median_ms * 1e3;
+    for (size_t i = 0; i < options.size(); ++i) {
+        const detail::AutoOption& o = options[i];
+        e.options.push_back({std::string(o.name), o.splits, o.model_ns / 1e3, t[i + 2].median_ms * 1e3,
+                             o.name == pick.candidate && o.splits == pick.splits});
+    }
+    return e;
+}
+
+void print_explained(std::ostream& os, const Explained& e) {
+    os << e.case_text << "\n  cublas " << fmt("%.1f", e.cublas_us) << " us; auto ("
+       << e.auto_pick << (e.auto_splits > 1 ? ", " + std::to_string(e.auto_splits) + " slices" : "")
+       << ") " << fmt("%.1f", e.auto_us) << " us, " << fmt("%.3fx", e.cublas_us / e.auto_us)
+       << " cuBLAS\n";
+    size_t fastest = 0;
+    for (size_t i = 1; i < e.options.size(); ++i)
+        if (e.options[i].measured_us < e.options[fastest].measured_us) fastest = i;
+    os << "  " << pad("option", 40) << pad("splits", 7, true) << pad("model us", 10, true)
+       << pad("measured", 10, true) << pad("x cuBLAS", 10, true) << "\n";
+    for (size_t i = 0; i < e.options.size(); ++i) {
+        const ExplainedOption& o = e.options[i];
+        std::string mark = o.model_pick ? " <- model" : "";
+        if (i == fastest) mark += " <- fastest";
+        os << "  " << pad(o.name, 40) << pad(std::to_string(o.splits), 7, true)
+           << pad(fmt("%.1f", o.model_us), 10, true) << pad(fmt("%.1f", o.measured_us), 10, true)
+           << pad(fmt("%.3f", e.cublas_us / o.measured_us), 10, true) << mark << "\n";
+    }
+}
+
 } // namespace gemmlab::cli

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/timing.hpp"
+#include "gemmlab/bench_core.hpp"
 #include "gemm/tune_cache.hpp"
 
 namespace gemmlab::cli {
@@ -67,5 +68,32 @@ void print_tune_report(std::ostream& os, const TuneReport& report, double budget
 /// its key is `key`) for slots `fresh` does not cover, so that tuning one type keeps the others.
 detail::TuneFile merged_tune_file(const std::optional<detail::TuneFile>& old, const detail::TuneKey& key,
                                   const std::vector<detail::TuneEntry>& fresh, std::string tuned_at);
+
+/// `gemmlab tune --explain`: every option auto's model weighs for one case, each timed beside
+/// cuBLAS and auto (interleaved, fresh inputs, warm behind the hold or with L2 flushed), with the
+/// model's time for it: where the model's ranking and the GPU's part, and by how much. Nothing is
+/// written; it is how the model's constants are checked (docs/auto.md).
+struct ExplainedOption {
+    std::string name;
+    int splits = 1;
+    double model_us = 0;
+    double measured_us = 0;
+    bool model_pick = false;
+};
+
+struct Explained {
+    std::string case_text;  ///< Case::describe()
+    std::string auto_pick;  ///< auto_choice's candidate ("small", "decode" or a model option)
+    int auto_splits = 1;
+    double cublas_us = 0, auto_us = 0;
+    std::vector<ExplainedOption> options; ///< in the model's order
+};
+
+/// Measures `c` (one product or a strided batch) on the current device. Throws CudaFailure.
+Explained explain_case(const Case& c, uint64_t seed, bool cold);
+
+/// One table per case: each option's model and measured time, its ratio to cuBLAS, the model's
+/// pick and the fastest marked.
+void print_explained(std::ostream& os, const Explained& e);
 
 } // namespace gemmlab::cli
