@@ -321,6 +321,9 @@ TEST(Peak, EachRowIsMeasuredAgainstItsEnginesPeak) {
     EXPECT_EQ(pipe("naive", DType::F32), PeakPipe::Fp32Fma);
     EXPECT_EQ(pipe("naive", DType::F64), PeakPipe::Fp64Fma);
     EXPECT_EQ(pipe("small", DType::F64), PeakPipe::Fp64Fma);
+    EXPECT_EQ(pipe("small", DType::F32), PeakPipe::Fp32Fma);
+    EXPECT_EQ(pipe("small", DType::BF16), PeakPipe::HalfTensor); // mma.sync for 16-bit inputs
+    EXPECT_EQ(pipe("decode", DType::F16_F32), PeakPipe::HalfTensor);
     EXPECT_EQ(pipe("dmma", DType::F64), PeakPipe::Fp64Tensor);
     EXPECT_EQ(pipe("tf32", DType::F32, Precision::Tf32), PeakPipe::Tf32Tensor);
     EXPECT_EQ(pipe("wgmma_tf32", DType::F32, Precision::Tf32), PeakPipe::Tf32Tensor);

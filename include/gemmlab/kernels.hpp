@@ -49,6 +49,9 @@ enum class Engine : uint8_t {
     Library,    ///< cuBLAS (rung 0)
     CudaCores,  ///< FP32/FP64 FMA pipes
     TensorCores, ///< tensor cores (warp-level mma.sync, Hopper's warpgroup wgmma)
+    /// By type: float and double on the FMA pipes, BF16/FP16 on the tensor cores (mma.sync):
+    /// the rungs whose idea is a schedule, not an engine (27 small, 28 decode).
+    ByType,
     Cpu,         ///< the host's cores (the CPU ladder)
 };
 
@@ -57,6 +60,7 @@ constexpr const char* to_string(Engine e) noexcept {
     case Engine::Library: return "cuBLAS";
     case Engine::CudaCores: return "CUDA cores";
     case Engine::TensorCores: return "tensor cores";
+    case Engine::ByType: return "CUDA/tensor"; // FMAs for f32/f64, mma.sync for bf16/f16
     case Engine::Cpu: return "CPU";
     }
     return "?";

@@ -195,10 +195,11 @@ const Rung kRungs[] = {
                        nullptr, Needs::Sm90a, 0, Batch::PerProduct),
     // rung 27: tiny products, many to a block
     Rung{gpu_rung(27, "small",
-                    "many small products: one warp per 32x32 tile of C, 4x8 FMA outputs per "
-                    "lane from warp-private shared slices, tiles of different batches in one "
+                    "many small products: one warp per 32x32 tile of C from warp-private shared "
+                    "slices (float and double: 4x8 FMA outputs per lane; BF16/FP16: mma.sync, "
+                    "the next slice in flight by cp.async), tiles of different batches in one "
                     "block, no block barrier; every type",
-                    "batched tiny GEMM", kAllTypes, Precision::Default, Engine::CudaCores,
+                    "batched tiny GEMM", kAllTypes, Precision::Default, Engine::ByType,
                     Needs::Build, 0, Batch::Native),
          &launch_every_type<&launch_small<float>, &launch_small<double>,
                             &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
@@ -211,7 +212,7 @@ const Rung kRungs[] = {
                     "loads, the skinny one cached; BF16/FP16 on mma.sync with the wide side "
                     "as the 16-row operand, float and double on FMAs; k split in slices "
                     "summed in order when rows are few",
-                    "memory-bound GEMV/decode", kAllTypes, Precision::Default, Engine::CudaCores,
+                    "memory-bound GEMV/decode", kAllTypes, Precision::Default, Engine::ByType,
                     Needs::Build, 0, Batch::Native),
          &launch_every_type<&launch_decode<float>, &launch_decode<double>,
                             &launch_decode_half<__nv_bfloat16, __nv_bfloat16>,

@@ -97,7 +97,9 @@ PeakPipe peak_pipe(std::string_view kernel, DType dtype, Precision precision, in
     }
     const auto info = find_gpu_kernel(kernel);
     if (!info) return PeakPipe::None;
-    if (info->engine == Engine::CudaCores) return dtype == DType::F64 ? PeakPipe::Fp64Fma : PeakPipe::Fp32Fma;
+    if (info->engine == Engine::ByType && half) return PeakPipe::HalfTensor;
+    if (info->engine == Engine::CudaCores || info->engine == Engine::ByType)
+        return dtype == DType::F64 ? PeakPipe::Fp64Fma : PeakPipe::Fp32Fma;
     if (info->engine == Engine::TensorCores)
         return half ? PeakPipe::HalfTensor : dtype == DType::F64 ? PeakPipe::Fp64Tensor : PeakPipe::Tf32Tensor;
     return PeakPipe::None;

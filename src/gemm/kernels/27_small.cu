@@ -12,16 +12,20 @@
 // dozens of independent tiles in flight. Any shape is correct (zero-filled edges; larger C is
 // more tiles, a grid-stride loop covers any count), but the tile rungs win from a few hundred
 // rows up: auto sends only C that one warp tile holds here (auto_select.cu).
-// Types: float and double (FMAs in the type), BF16/FP16 inputs with FP32 accumulation and one
-// rounding to C's type: the same arithmetic, and so the same bounds, as rungs 13 and 18.
-// Changed from rung 18 (staging through shared memory, converted to the accumulator type,
-// 4xN thread tiles): a warp, not a block, owns a tile; batches are work items, not grid slices.
+// Types: float and double (FMAs in the type). BF16/FP16 inputs on the tensor cores (mma.sync
+// m16n8k16 with FP32 accumulators, rung 19's instruction) with one rounding to C's type: the
+// same arithmetic, and so the same bound, as rung 19; a warp's 32 x 32 tile is 2 x 4 MMA tiles,
+// its slices staged as they lie in memory and read by ldmatrix (transposed where the operand
+// runs along m or n), so every layout loads 16-byte runs where it is aligned.
+// Changed from rung 18 (staging through shared memory, 4xN thread tiles) and rung 19 (mma.sync
+// on block tiles): a warp, not a block, owns a tile; batches are work items, not grid slices.
 // Seeds: 001 (thread tiles, shared staging); the warp-per-tile batching is this rung's own.
 
 #include <type_traits>
 
 #include "gemm/element.hpp"
 #include "gemm/kernels/driver_launch.cuh"
+#include "gemm/kernels/ptx.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/tile_common.cuh"
 
@@ -163,6 +167,173 @@ __global__ void __launch_bounds__(32 * kWarps) small_kernel(Ops g, BatchStrides 
     }
 }
 
+// ------------------------------------------------------------- BF16/FP16 on the tensor cores
+
+/// A warp's staged slices, two of each operand (double-buffered: the next slice, or the next
+/// tile's first, is in flight while this one is multiplied), each as it lies in memory: 32
+/// outer rows of kSliceK (k contiguous: outer = m or n, inner = k) or of 32 (m or n contiguous:
+/// outer = k) elements. Rows of 40 elements (80 bytes): 16-byte aligned for cp.async and
+/// ldmatrix, and the eight rows one ldmatrix matrix reads fall in eight different bank groups.
+constexpr int kSliceK = 32;
+constexpr int kHalfRow = 40;
+static_assert(kSliceK == kTile, "both orientations of a slice are 32 x 32");
+
+/// Blocks of small_mma_kernel per SM: as many as its 40 KB of shared memory allow (5 of 228 KB),
+/// registers capped to match (102 a thread): 20 warps, each with its copies in flight.
+constexpr int kMmaBlocksPerSm = 5;
+
+template <class TIn>
+struct WarpHalfStages {
+    TIn a[2][kTile][kHalfRow];
+    TIn b[2][kTile][kHalfRow];
+};
+
+/// gmem -> smem, one operand's 32 x 32 slice in memory order: S[o][i] = X[(inner0 + i) + (outer0
+/// + o) * ld], zero outside outer_len x inner_len. Lane L copies chunks L, L + 32, L + 64, L + 96
+/// of 8 elements (row c / 4, elements 8 (c % 4)..+7): by cp.async where the chunk is whole and
+/// `vec` (X and ld 16-byte aligned), else element by element (visible after the __syncwarp
+/// that follows the wait).
+template <class TIn>
+__device__ __forceinline__ void issue_slice(TIn (&S)[kTile][kHalfRow], const TIn* X, int64_t ld,
+                                            int64_t outer_len, int64_t inner_len, int64_t outer0,
+                                            int64_t inner0, bool vec, int lane) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int c = lane + 32 * j, o = c / 4, i = 8 * (c % 4);
+        const int64_t go = outer0 + o, gi = inner0 + i;
+        TIn* dst = &S[o][i];
+        const TIn* x = X + gi + go * ld;
+        if (go < outer_len && vec && gi + 8 <= inner_len) {
+            ptx::cp_async<16>(uint32_t(__cvta_generic_to_shared(dst)), x);
+        } else {
+            alignas(16) TIn e[8];
+#pragma unroll
+            for (int t = 0; t < 8; ++t) e[t] = go < outer_len && gi + t < inner_len ? x[t] : TIn(0.0f);
+            *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(e);
+        }
+    }
+}
+
+template <class TIn>
+__device__ __forceinline__ void mma_half(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    if constexpr (std::is_same_v<TIn, __nv_bfloat16>) ptx::mma_m16n8k16_bf16(d, a, b);
+    else ptx::mma_m16n8k16_f16(d, a, b);
+}
+
+/// acc += one staged slice: two k16 steps of 2 (m16) x 4 (n8) MMAs. Fragments by ldmatrix (PTX
+/// ISA "ldmatrix"; fragment layouts in ptx.cuh): an operand staged k-contiguous is read as
+/// stored, one staged m- or n-contiguous (outer = k) with .trans, which delivers the same
+/// registers.
+template <bool AKContig, bool BKContig, class TIn>
+__device__ __forceinline__ void mma_slice(float (&acc)[2][4][4], const TIn (&sa_)[kTile][kHalfRow],
+                                          const TIn (&sb_)[kTile][kHalfRow], int lane) {
+    const uint32_t sa = uint32_t(__cvta_generic_to_shared(&sa_[0][0]));
+    const uint32_t sb = uint32_t(__cvta_generic_to_shared(&sb_[0][0]));
+    const int q = lane / 8, rr = lane % 8; // ldmatrix: this lane addresses row rr of matrix q
+#pragma unroll
+    for (int k16 = 0; k16 < kSliceK; k16 += 16) {
+        uint32_t a[2][4], b[4][2];
+#pragma unroll
+        for (int mi = 0; mi < 2; ++mi) { // matrix q: rows 8 (q % 2), k 8 (q / 2) of the m16 x k16 block
+            if constexpr (AKContig)
+                ptx::ldmatrix_x4(a[mi], sa + 2 * ((16 * mi + 8 * (q % 2) + rr) * kHalfRow + k16 + 8 * (q / 2)));
+            else
+                ptx::ldmatrix_x4_trans(a[mi], sa + 2 * ((k16 + 8 * (q / 2) + rr) * kHalfRow + 16 * mi + 8 * (q % 2)));
+        }
+#pragma unroll
+        for (int nj = 0; nj < 2; ++nj) { // matrix q: columns 8 (q / 2), k 8 (q % 2): two n8 tiles' b
+            uint32_t r[4];
+            if constexpr (BKContig)
+                ptx::ldmatrix_x4(r, sb + 2 * ((16 * nj + 8 * (q / 2) + rr) * kHalfRow + k16 + 8 * (q % 2)));
+            else
+                ptx::ldmatrix_x4_trans(r, sb + 2 * ((k16 + 8 * (q % 2) + rr) * kHalfRow + 16 * nj + 8 * (q / 2)));
+            b[2 * nj][0] = r[0], b[2 * nj][1] = r[1], b[2 * nj + 1][0] = r[2], b[2 * nj + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < 4; ++ni) mma_half<TIn>(acc[mi][ni], a[mi], b[ni]);
+    }
+}
+
+/// C = alpha * acc + beta * C in FP32, rounded once to C's type; C read only when beta != 0.
+/// Accumulator i of an m16n8 tile is C(g + 8 (i / 2), 2 t + i % 2): the 8 lanes of one t store 8
+/// consecutive rows of a column.
+template <class Ops>
+__device__ __forceinline__ void store_tile_mma(const Ops& g, decltype(g.C) C, int64_t row0, int64_t col0,
+                                               const float (&acc)[2][4][4], int lane) {
+    using TOut = std::remove_pointer_t<decltype(C)>;
+    const int gr = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int64_t row = row0 + 16 * mi + gr + 8 * (i / 2), col = col0 + 8 * ni + 2 * t + i % 2;
+                if (row >= g.m || col >= g.n) continue;
+                TOut* c = C + row + col * g.ldc;
+                float v = g.alpha * acc[mi][ni][i];
+                if (g.beta != 0.0f) v += g.beta * widen<float>(*c);
+                *c = narrow<TOut>(v);
+            }
+}
+
+/// 16-byte runs of an operand: its (batch) pointer and leading dimension multiples of 16 bytes.
+template <class T>
+__device__ __forceinline__ bool vectorizable(const T* X, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % (16 / int64_t(sizeof(T))) == 0;
+}
+
+/// As small_kernel, each warp's tiles on the tensor cores: the warp walks its (tile, slice)
+/// sequence with the next slice's copies in flight while it multiplies this one, and the next
+/// tile's first slice in flight while it stores this tile's C.
+/// op(A)(r, p) = A[p + r lda] (TransA: k contiguous) or A[r + p lda]; op(B)(p, c) = B[p + c ldb]
+/// (!TransB: k contiguous) or B[c + p ldb].
+template <class Ops, bool TransA, bool TransB>
+__global__ void __launch_bounds__(32 * kWarps, kMmaBlocksPerSm) small_mma_kernel(Ops g, BatchStrides strides,
+                                                                int64_t batches) {
+    using TIn = std::remove_cv_t<std::remove_pointer_t<decltype(g.A)>>;
+    constexpr bool kAKContig = TransA, kBKContig = !TransB;
+    __shared__ __align__(16) WarpHalfStages<TIn> stages[kWarps];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    WarpHalfStages<TIn>& s = stages[warp];
+    const int64_t tiles_m = (g.m + kTile - 1) / kTile, tiles_n = (g.n + kTile - 1) / kTile;
+    const int64_t per_batch = tiles_m * tiles_n, items = per_batch * batches;
+    const int64_t slices = (g.k + kSliceK - 1) / kSliceK;
+    const int64_t step = int64_t(gridDim.x) * kWarps;
+    const auto issue = [&](int64_t item, int64_t slice, int stage) {
+        const int64_t z = item / per_batch, t = item % per_batch;
+        const int64_t row0 = (t % tiles_m) * kTile, col0 = (t / tiles_m) * kTile, p0 = slice * kSliceK;
+        const TIn* a = g.A + z * strides.a;
+        const TIn* b = g.B + z * strides.b;
+        if constexpr (kAKContig) issue_slice(s.a[stage], a, g.lda, g.m, g.k, row0, p0, vectorizable(a, g.lda), lane);
+        else issue_slice(s.a[stage], a, g.lda, g.k, g.m, p0, row0, vectorizable(a, g.lda), lane);
+        if constexpr (kBKContig) issue_slice(s.b[stage], b, g.ldb, g.n, g.k, col0, p0, vectorizable(b, g.ldb), lane);
+        else issue_slice(s.b[stage], b, g.ldb, g.k, g.n, p0, col0, vectorizable(b, g.ldb), lane);
+    };
+    int64_t w = int64_t(blockIdx.x) * kWarps + warp;
+    int stage = 0;
+    if (w < items && slices > 0) issue(w, 0, 0);
+    ptx::cp_async_commit();
+    for (; w < items; w += step) {
+        float acc[2][4][4] = {};
+        for (int64_t j = 0; j < slices; ++j) {
+            if (j + 1 < slices) issue(w, j + 1, stage ^ 1);
+            else if (w + step < items) issue(w + step, 0, stage ^ 1);
+            ptx::cp_async_commit();
+            ptx::cp_async_wait<1>(); // this slice's copies have landed
+            __syncwarp();
+            mma_slice<kAKContig, kBKContig>(acc, s.a[stage], s.b[stage], lane);
+            __syncwarp(); // every lane has read the stage before it is refilled
+            stage ^= 1;
+        }
+        const int64_t z = w / per_batch, t = w % per_batch;
+        store_tile_mma(g, g.C + z * strides.c, (t % tiles_m) * kTile, (t / tiles_m) * kTile, acc, lane);
+    }
+    ptx::cp_async_wait<0>();
+}
+
 /// The kernel parameter of each argument type: the operands without the batch (the strides
 /// go as their own parameter, as in every natively batched rung).
 template <class T>
@@ -174,9 +345,10 @@ HalfOperands<TIn, TOut> operands_of(const HalfArgs<TIn, TOut>& g) {
     return g;
 }
 
-/// Enqueues the kernel for GemmArgs<T> or HalfArgs<TIn, TOut>: one warp per work item, the
-/// grid capped where a grid-stride loop takes over (items past 2^31 - 1 blocks).
-template <class TAcc, class Args>
+/// Enqueues the kernel for GemmArgs<T> (FMAs in T) or HalfArgs<TIn, TOut> (mma.sync): one warp
+/// per work item, the grid capped where a grid-stride loop takes over (items past 2^31 - 1
+/// blocks).
+template <class Args>
 void launch_small_args(const Args& g, cudaStream_t stream) {
     using Ops = decltype(operands_of(g));
     const int64_t tiles = ((g.m + kTile - 1) / kTile) * ((g.n + kTile - 1) / kTile);
@@ -184,9 +356,16 @@ void launch_small_args(const Args& g, cudaStream_t stream) {
     const unsigned grid = unsigned(blocks < kMaxGridX ? blocks : kMaxGridX);
     // Through the driver (driver_launch.cuh): a tiny product's call is mostly host time.
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        DriverLaunch<&small_kernel<Ops, TAcc, TA, TB>>::run(grid, 32 * kWarps, 0, stream,
-                                                             operands_of(g), g.batch.strides,
-                                                             g.batch.count);
+        if constexpr (std::is_same_v<Args, GemmArgs<float>> || std::is_same_v<Args, GemmArgs<double>>) {
+            using T = decltype(g.alpha);
+            DriverLaunch<&small_kernel<Ops, T, TA, TB>>::run(grid, 32 * kWarps, 0, stream,
+                                                              operands_of(g), g.batch.strides,
+                                                              g.batch.count);
+        } else {
+            DriverLaunch<&small_mma_kernel<Ops, TA, TB>>::run(grid, 32 * kWarps, 0, stream,
+                                                               operands_of(g), g.batch.strides,
+                                                               g.batch.count);
+        }
     });
 }
 
@@ -194,12 +373,12 @@ void launch_small_args(const Args& g, cudaStream_t stream) {
 
 template <class T>
 void launch_small(const GemmArgs<T>& g, cudaStream_t stream) {
-    launch_small_args<T>(g, stream);
+    launch_small_args(g, stream);
 }
 
 template <class TIn, class TOut>
 void launch_small_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
-    launch_small_args<float>(g, stream);
+    launch_small_args(g, stream);
 }
 
 template void launch_small<float>(const GemmArgs<float>&, cudaStream_t);
