@@ -296,7 +296,10 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
          .needs_sm90a = true,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>},
+         .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>,
+         // About 1 us a tile beyond its k steps (its C stored from registers): strided batches
+         // of short k measured 2.5-2.7 us a tile against 128x128's 1.6-1.8 (docs/auto.md).
+         .fill_k = 200},
         // The same two tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
