@@ -46,7 +46,7 @@ set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 #     (TileConfig::kLanesM * kLanesN == 32, tid / 32 in WarpTileMap); correct on 64-lane
 #     wavefronts but no longer the idea the rung teaches, and 14 is PTX cp.async (sm_80+).
 #  15-26: NVIDIA tensor cores (mma.sync, wgmma, TMA) through inline PTX.
-#  27 small: one 32-lane warp per tile, written with 32-lane shuffles.
+#  27 small: one 32-lane warp per tile (its lane layouts assume 32); its half types on mma.sync.
 #  0 cuBLAS: no rocBLAS here; the tools check against the CPU reference or a rung instead.
 set(GEMMLAB_HIP_RUNGS
   01_naive 02_coalesced 03_register_tile_global 04_register_prefetch_global 05_smem_tile
