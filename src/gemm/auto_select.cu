@@ -506,13 +506,14 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
     if (c.tail_split) {
-        // The whole waves, then one piece of a split tile (k tiles of 64), as the launcher plans
+        // The whole waves, then one piece of a split tile (16-bit k tiles), as the launcher plans
         // them; a plan that splits nothing is the plain persistent kernel's, modelled below.
-        const int k_tiles = int(ceil_div(k, int64_t(64)));
+        constexpr int kTileK = hopper::kTileK<2>;
+        const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
         const hopper::TailSplitPlan plan = hopper::plan_tail_split(tiles, k_tiles, caps.sm_count);
         if (plan.split_tiles > 0) {
             const double busiest_k = double(plan.whole_tiles / caps.sm_count) * double(k) +
-                                     64.0 * double(ceil_div(k_tiles, plan.pieces));
+                                     double(kTileK) * double(ceil_div(k_tiles, plan.pieces));
             const double flops = 2.0 * busiest_k * c.bm * c.bn;
             const double partial_bytes = 4.0 * plan.split_blocks() * c.bm * c.bn;
             return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) +

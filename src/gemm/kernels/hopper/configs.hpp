@@ -27,6 +27,10 @@ struct BlockConfig {
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
 
+/// k elements of one stage's 128-byte k tile: 64 for the 16-bit types (what auto's model counts
+/// the tail split in).
+template <int ElementBytes>
+inline constexpr int kTileK = 128 / ElementBytes;
 /// Rung 24's C staging: one 64 x 128 buffer of 16-bit values per consumer warpgroup.
 inline constexpr int kStoreCols = 128;
 template <int BM>
