@@ -6,9 +6,9 @@
 // leaves the SM with a few blocks each waiting on its own loads. Here the unit of work is a
 // warp: each warp takes a 32x32 tile of C of some batch (work items counted over all tiles of
 // all batches, so a 16x16 problem is one warp and four of them share a block), stages
-// 32 x depth slices of op(A) and op(B) in its own shared memory (converted to the accumulator
-// type on the way in), and accumulates 4 rows (8 apart) x 8 columns of C per lane with FMAs;
-// no block-wide barrier, so the warps of a block never wait for each other and every SM holds
+// 32 x depth slices of op(A) and op(B) in its own shared memory and accumulates its tile from
+// them (float and double: 4 rows, 8 apart, x 8 columns of C per lane with FMAs; the half types
+// on the tensor cores, below); no block-wide barrier, so the warps of a block never wait for each other and every SM holds
 // dozens of independent tiles in flight. Any shape is correct (zero-filled edges; larger C is
 // more tiles, a grid-stride loop covers any count), but the tile rungs win from a few hundred
 // rows up: auto sends only C that one warp tile holds here (auto_select.cu).
@@ -25,8 +25,8 @@
 
 #include "gemm/element.hpp"
 #include "gemm/kernels/driver_launch.cuh"
-#include "gemm/kernels/ptx.cuh"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/ptx.cuh"
 #include "gemm/kernels/tile_common.cuh"
 
 namespace gemmlab::detail {
