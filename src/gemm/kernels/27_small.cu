@@ -279,6 +279,41 @@ __device__ __forceinline__ void store_tile_mma(const Ops& g, decltype(g.C) C, in
             }
 }
 
+/// With a 16-bit C and beta == 0: alpha * acc rounded to C's type into `buf` (a free 32 x 40 stage
+/// of the warp, column by column), then each column's 64 bytes stored as four 16-byte runs, so
+/// that every store instruction writes whole 32-byte sectors where store_tile_mma's write 16
+/// bytes of each; `vec`: C and ldc 16-byte aligned.
+template <class Ops, class TOut>
+__device__ __forceinline__ void store_tile_staged(const Ops& g, TOut* C, int64_t row0, int64_t col0,
+                                                  const float (&acc)[2][4][4], TOut (&buf)[kTile][kHalfRow],
+                                                  bool vec, int lane) {
+    static_assert(sizeof(TOut) == 2, "a 16-bit C");
+    const int gr = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                buf[8 * ni + 2 * t + i % 2][16 * mi + gr + 8 * (i / 2)] = narrow<TOut>(g.alpha * acc[mi][ni][i]);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int q = lane + 32 * j, c = q / 4, r = 8 * (q % 4);
+        const int64_t col = col0 + c, row = row0 + r;
+        if (col >= g.n) continue;
+        TOut* dst = C + row + col * g.ldc;
+        if (vec && row + 8 <= g.m) {
+            *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(&buf[c][r]);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                if (row + e < g.m) dst[e] = buf[c][r + e];
+        }
+    }
+    __syncwarp(); // read before the stage is refilled
+}
+
 /// 16-byte runs of an operand: its (batch) pointer and leading dimension multiples of 16 bytes.
 template <class T>
 __device__ __forceinline__ bool vectorizable(const T* X, int64_t ld) {
@@ -287,7 +322,8 @@ __device__ __forceinline__ bool vectorizable(const T* X, int64_t ld) {
 
 /// As small_kernel, each warp's tiles on the tensor cores: the warp walks its (tile, slice)
 /// sequence with the next slice's copies in flight while it multiplies this one, and the next
-/// tile's first slice in flight while it stores this tile's C.
+/// tile's first slice in flight while it stores this tile's C (a 16-bit C with beta == 0 through
+/// the stage just read, in whole sectors: store_tile_staged).
 /// op(A)(r, p) = A[p + r lda] (TransA: k contiguous) or A[r + p lda]; op(B)(p, c) = B[p + c ldb]
 /// (!TransB: k contiguous) or B[c + p ldb].
 template <class Ops, bool TransA, bool TransB>
@@ -329,7 +365,18 @@ __global__ void __launch_bounds__(32 * kWarps, kMmaBlocksPerSm) small_mma_kernel
             stage ^= 1;
         }
         const int64_t z = w / per_batch, t = w % per_batch;
-        store_tile_mma(g, g.C + z * strides.c, (t % tiles_m) * kTile, (t / tiles_m) * kTile, acc, lane);
+        auto* c = g.C + z * strides.c;
+        using TOut = std::remove_pointer_t<decltype(g.C)>;
+        if constexpr (sizeof(TOut) == 2) {
+            if (g.beta == 0.0f) {
+                // The stage just read is free until the next slice is issued into it.
+                store_tile_staged(g, c, (t % tiles_m) * kTile, (t / tiles_m) * kTile, acc,
+                                  reinterpret_cast<TOut(&)[kTile][kHalfRow]>(s.a[stage ^ 1]),
+                                  vectorizable(c, g.ldc), lane);
+                continue;
+            }
+        }
+        store_tile_mma(g, c, (t % tiles_m) * kTile, (t / tiles_m) * kTile, acc, lane);
     }
     ptx::cp_async_wait<0>();
 }
