@@ -53,6 +53,11 @@ Problem problem(DataType in, int64_t m, int64_t n, int64_t k, Precision precisio
     return p;
 }
 
+/// problem() of a tune type key: its input and output types and its precision.
+Problem problem_of(TuneType t, int64_t m, int64_t n, int64_t k) {
+    return problem(input_type(t), m, n, k, precision_of(t), output_type(t));
+}
+
 struct Pinned {
     DataType type;
     Precision precision;
@@ -243,7 +248,7 @@ TEST(AutoModel, DeviceInputsRemoveWhatCannotRun) {
                     << name;
                 EXPECT_FALSE(name.starts_with("dmma")) << name;
                 EXPECT_EQ(too_big.count(name), 0u) << name << " at " << m << "x" << m << "x" << k;
-                for (const AutoOption& o : auto_options(t, m, m, k, ada()))
+                for (const AutoOption& o : auto_options(p, ada()))
                     EXPECT_EQ(too_big.count(o.name), 0u) << o.name;
             }
 }
@@ -270,7 +275,7 @@ TEST(AutoModel, ClockScalesEveryCandidateAlike) {
 TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
     const auto names = [](TuneType t, int64_t k) {
         std::set<std::string> out;
-        for (const AutoOption& o : auto_options(t, 1024, 1024, k, h100())) {
+        for (const AutoOption& o : auto_options(problem_of(t, 1024, 1024, k), h100())) {
             out.insert(std::string(o.name));
             EXPECT_EQ(find_candidate(t, o.name), o.candidate) << o.name;
             if (o.splits > 1) {
@@ -287,11 +292,11 @@ TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
     EXPECT_FALSE(f32.count("tf32 128x256x32 w64x64 s3"));
     EXPECT_TRUE(names(TuneType::F32Tf32, 20).count("wgmma_tf32 128x256x32 s4 persistent"));
     std::set<int> splits;
-    for (const AutoOption& o : auto_options(TuneType::BF16, 512, 512, 4096, h100()))
+    for (const AutoOption& o : auto_options(problem_of(TuneType::BF16, 512, 512, 4096), h100()))
         if (o.name == std::string_view("persistent 128x256x64 ws")) splits.insert(o.splits);
     EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16}));
     splits.clear();
-    for (const AutoOption& o : auto_options(TuneType::BF16, 512, 512, 1000, h100()))
+    for (const AutoOption& o : auto_options(problem_of(TuneType::BF16, 512, 512, 1000), h100()))
         if (o.name == std::string_view("persistent 128x256x64 ws")) splits.insert(o.splits);
     EXPECT_EQ(splits, (std::set<int>{1, 2})); // 1000 / 4 < 256
     EXPECT_EQ(find_candidate(TuneType::F64, "persistent 128x256x64 ws"), -1);

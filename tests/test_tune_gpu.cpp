@@ -149,7 +149,9 @@ TEST(TuneGpu, EveryOptionMeetsTheBound) {
                         {t.dtype, Layout::ColMajor, Op::T, Op::N, {45, 71, 2083}, 0.5, 0.0, 0, FillKind::Uniform}};
         for (Case& cs : cases) {
             cs.precision = t.precision;
-            for (const detail::AutoOption& o : detail::auto_options(t.key, cs.shape.m, cs.shape.n, cs.shape.k, caps)) {
+            DeviceProblem problem(cs, 1, ReferenceSource::None);
+            const detail::Problem p = problem.normalized();
+            for (const detail::AutoOption& o : detail::auto_options(p, caps)) {
                 SCOPED_TRACE(std::string(to_string(t.key)) + ": " + std::string(o.name) + " in " +
                              std::to_string(o.splits) + " slices");
                 expect_auto_runs(cs, std::string(o.name).c_str(), o.splits, o.splits);

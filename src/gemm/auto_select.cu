@@ -681,19 +681,6 @@ AutoChoice current_auto_choice(const Problem& p) {
     return auto_choice(p, device_caps(device), device_tune_table(device));
 }
 
-std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_t k,
-                                     const DeviceCaps& caps) {
-    (void)m, (void)n; // every shape admits the same options; the parameters say what is asked
-    std::vector<AutoOption> out;
-    with_groups(type, [&](auto groups) {
-        for_each_option(groups, precision_of(type), k, 1, caps,
-                        [&](int index, const auto& c, int splits) {
-                            out.push_back({index, c.name, splits});
-                        });
-    });
-    return out;
-}
-
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
     std::vector<AutoOption> out;
     with_groups(type_key(p), [&](auto groups) {

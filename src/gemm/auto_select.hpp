@@ -38,17 +38,13 @@ struct AutoOption {
     int candidate; ///< index in auto's list for the type key (find_candidate)
     std::string_view name; ///< what the tune cache stores
     int splits;
-    double model_ns = 0; ///< the model's time for it (auto_options of a Problem only)
+    double model_ns = 0; ///< the model's time for it
 };
 
-/// Every option auto may take for one product of m x n x k of `type` on `caps`: the candidates
-/// the call's precision and k allow and the device runs, each whole and, where it splits k, in
-/// 2, 4, 8 and 16 slices of at least kMinSplitK.
-std::vector<AutoOption> auto_options(TuneType type, int64_t m, int64_t n, int64_t k,
-                                     const DeviceCaps& caps);
-
-/// The options the model weighs for `p` itself (its batch count too), each with the model's time
-/// for it: what `gemmlab tune --explain` sets beside their measured times.
+/// Every option auto may take for `p` on `caps`, each with the model's time for it: the
+/// candidates of its type key that its precision and k allow and the device runs, each whole
+/// and, where it splits k, in 2, 4, 8 and 16 slices of at least kMinSplitK. What `gemmlab tune`
+/// times (and `tune --explain` sets beside the model's times).
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps);
 
 /// Launches option (candidate, splits) of `p`'s type key on `p`: what `gemmlab tune` times.

@@ -63,7 +63,7 @@ TuneEntry tune_slot(const TuneSlot& slot, const Case& c, uint64_t seed, const de
     e.model_splits = model.splits;
     double best_ns = std::numeric_limits<double>::infinity();
     double model_ns = best_ns;
-    for (const detail::AutoOption& o : detail::auto_options(slot.type, p.m, p.n, p.k, caps)) {
+    for (const detail::AutoOption& o : detail::auto_options(p, caps)) {
         const TimingStats t = time_device_work(
             [&](cudaStream_t s) { detail::launch_option(p, o.candidate, o.splits, s); }, stream,
             kTunePolicy);
