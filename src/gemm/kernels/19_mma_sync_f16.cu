@@ -79,24 +79,6 @@ namespace f16 {
 
 // ------------------------------------------------------------------------------ types
 
-/// The m16n8k16 MMA of an input type.
-template <class TIn>
-struct HalfMma;
-template <>
-struct HalfMma<__nv_bfloat16> {
-    __device__ __forceinline__ static void run(float (&d)[4], const uint32_t (&a)[4],
-                                               const uint32_t (&b)[2]) {
-        ptx::mma_m16n8k16_bf16(d, a, b);
-    }
-};
-template <>
-struct HalfMma<__half> {
-    __device__ __forceinline__ static void run(float (&d)[4], const uint32_t (&a)[4],
-                                               const uint32_t (&b)[2]) {
-        ptx::mma_m16n8k16_f16(d, a, b);
-    }
-};
-
 /// A float rounded once to the output type, to nearest even.
 template <class TOut>
 __device__ __forceinline__ TOut round_out(float x) {
@@ -377,7 +359,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
             for (int i = 0; i < MT; ++i)
 #pragma unroll
-                for (int j = 0; j < NT; ++j) HalfMma<TIn>::run(acc[i][j], a[i], b[j]);
+                for (int j = 0; j < NT; ++j) ptx::mma_m16n8k16_half<TIn>(acc[i][j], a[i], b[j]);
         }
         read_stage = read_stage == S - 1 ? 0 : read_stage + 1;
         write_stage = write_stage == S - 1 ? 0 : write_stage + 1;

@@ -214,12 +214,6 @@ __device__ __forceinline__ void issue_slice(TIn (&S)[kTile][kHalfRow], const TIn
     }
 }
 
-template <class TIn>
-__device__ __forceinline__ void mma_half(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-    if constexpr (std::is_same_v<TIn, __nv_bfloat16>) ptx::mma_m16n8k16_bf16(d, a, b);
-    else ptx::mma_m16n8k16_f16(d, a, b);
-}
-
 /// acc += one staged slice: two k16 steps of 2 (m16) x 4 (n8) MMAs. Fragments by ldmatrix (PTX
 /// ISA "ldmatrix"; fragment layouts in ptx.cuh): an operand staged k-contiguous is read as
 /// stored, one staged m- or n-contiguous (outer = k) with .trans, which delivers the same
@@ -252,7 +246,7 @@ __device__ __forceinline__ void mma_slice(float (&acc)[2][4][4], const TIn (&sa_
 #pragma unroll
         for (int mi = 0; mi < 2; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) mma_half<TIn>(acc[mi][ni], a[mi], b[ni]);
+            for (int ni = 0; ni < 4; ++ni) ptx::mma_m16n8k16_half<TIn>(acc[mi][ni], a[mi], b[ni]);
     }
 }
 
@@ -314,10 +308,12 @@ __device__ __forceinline__ void store_tile_staged(const Ops& g, TOut* C, int64_t
     __syncwarp(); // read before the stage is refilled
 }
 
-/// 16-byte runs of an operand: its (batch) pointer and leading dimension multiples of 16 bytes.
+/// 16-byte runs of a matrix in every batch: its pointer, leading dimension and batch stride
+/// multiples of 16 bytes (the stride only where there is more than one batch).
 template <class T>
-__device__ __forceinline__ bool vectorizable(const T* X, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % (16 / int64_t(sizeof(T))) == 0;
+__device__ __forceinline__ bool vectorizable(const T* X, int64_t ld, int64_t stride, int64_t batches) {
+    constexpr int64_t kElems = 16 / int64_t(sizeof(T));
+    return is_aligned(X, 16) && ld % kElems == 0 && (batches == 1 || stride % kElems == 0);
 }
 
 /// As small_kernel, each warp's tiles on the tensor cores: the warp walks its (tile, slice)
@@ -338,15 +334,17 @@ __global__ void __launch_bounds__(32 * kWarps, kMmaBlocksPerSm) small_mma_kernel
     const int64_t per_batch = tiles_m * tiles_n, items = per_batch * batches;
     const int64_t slices = (g.k + kSliceK - 1) / kSliceK;
     const int64_t step = int64_t(gridDim.x) * kWarps;
+    const bool vec_a = vectorizable(g.A, g.lda, strides.a, batches);
+    const bool vec_b = vectorizable(g.B, g.ldb, strides.b, batches);
     const auto issue = [&](int64_t item, int64_t slice, int stage) {
         const int64_t z = item / per_batch, t = item % per_batch;
         const int64_t row0 = (t % tiles_m) * kTile, col0 = (t / tiles_m) * kTile, p0 = slice * kSliceK;
         const TIn* a = g.A + z * strides.a;
         const TIn* b = g.B + z * strides.b;
-        if constexpr (kAKContig) issue_slice(s.a[stage], a, g.lda, g.m, g.k, row0, p0, vectorizable(a, g.lda), lane);
-        else issue_slice(s.a[stage], a, g.lda, g.k, g.m, p0, row0, vectorizable(a, g.lda), lane);
-        if constexpr (kBKContig) issue_slice(s.b[stage], b, g.ldb, g.n, g.k, col0, p0, vectorizable(b, g.ldb), lane);
-        else issue_slice(s.b[stage], b, g.ldb, g.k, g.n, p0, col0, vectorizable(b, g.ldb), lane);
+        if constexpr (kAKContig) issue_slice(s.a[stage], a, g.lda, g.m, g.k, row0, p0, vec_a, lane);
+        else issue_slice(s.a[stage], a, g.lda, g.k, g.m, p0, row0, vec_a, lane);
+        if constexpr (kBKContig) issue_slice(s.b[stage], b, g.ldb, g.n, g.k, col0, p0, vec_b, lane);
+        else issue_slice(s.b[stage], b, g.ldb, g.k, g.n, p0, col0, vec_b, lane);
     };
     int64_t w = int64_t(blockIdx.x) * kWarps + warp;
     int stage = 0;
@@ -372,7 +370,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMmaBlocksPerSm) small_mma_kernel
                 // The stage just read is free until the next slice is issued into it.
                 store_tile_staged(g, c, (t % tiles_m) * kTile, (t / tiles_m) * kTile, acc,
                                   reinterpret_cast<TOut(&)[kTile][kHalfRow]>(s.a[stage ^ 1]),
-                                  vectorizable(c, g.ldc), lane);
+                                  vectorizable(g.C, g.ldc, strides.c, batches), lane);
                 continue;
             }
         }

@@ -132,8 +132,7 @@ __device__ __forceinline__ void mma_step(float (&acc)[Tiles][4], const uint4& w_
 #pragma unroll
         for (int j = 0; j < Tiles; ++j) {
             const uint32_t bfrag[2] = {word(s[j], 2 * step), word(s[j], 2 * step + 1)};
-            if constexpr (std::is_same_v<TIn, __nv_bfloat16>) ptx::mma_m16n8k16_bf16(acc[j], a, bfrag);
-            else ptx::mma_m16n8k16_f16(acc[j], a, bfrag);
+            ptx::mma_m16n8k16_half<TIn>(acc[j], a, bfrag);
         }
     }
 }
@@ -371,8 +370,6 @@ __global__ void __launch_bounds__(32 * kSimtWarps) simt_row_contiguous(P g) {
 
 // -------------------------------------------------------------------- host side
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 /// The skinny-side view of a column-major problem: its narrower side (n, else m) is S's.
 template <class Args>
 auto skinny_view(const Args& g) {
@@ -548,7 +545,7 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
     const bool s_k_contig = v.s_k == 1;
     if constexpr (is_half_v<TIn>) {
         // mma path: both operands k-contiguous, 16-byte rows.
-        const bool fits = w_k_contig && s_k_contig && aligned16(v.W) && aligned16(v.S) &&
+        const bool fits = w_k_contig && s_k_contig && is_aligned(v.W, 16) && is_aligned(v.S, 16) &&
                           v.w_row % kVec == 0 && v.s_col % kVec == 0 &&
                           (v.batches == 1 || (v.w_batch % kVec == 0 && v.s_batch % kVec == 0));
         const DecodePlan plan = decode_plan(v.cols, v.k);
@@ -585,7 +582,7 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
         }
     }
     if (w_k_contig) {
-        const bool vec = aligned16(v.W) && v.w_row % kVec == 0 && s_k_contig && aligned16(v.S) &&
+        const bool vec = is_aligned(v.W, 16) && v.w_row % kVec == 0 && s_k_contig && is_aligned(v.S, 16) &&
                          v.s_col % kVec == 0 &&
                          (v.batches == 1 || (v.w_batch % kVec == 0 && v.s_batch % kVec == 0));
         with_cols(v.cols, [&]<int Cols>() {

@@ -137,7 +137,7 @@ __device__ __forceinline__ Ops with_batch_c(const Ops& g, const BatchStrides& s)
 
 /// True when `p` is aligned to `bytes`.
 template <class T>
-inline bool is_aligned(const T* p, unsigned bytes) {
+__host__ __device__ inline bool is_aligned(const T* p, unsigned bytes) {
     return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
 

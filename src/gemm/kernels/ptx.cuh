@@ -4,6 +4,10 @@
 // call these; none writes raw asm for an instruction listed here.
 
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 namespace gemmlab::detail::ptx {
 
@@ -219,6 +223,16 @@ __device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[Mma16x8x16Half::kC],
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/// The m16n8k16 MMA of a 16-bit input type (__nv_bfloat16 or __half), for rungs templated on it.
+template <class TIn>
+__device__ __forceinline__ void mma_m16n8k16_half(float (&d)[Mma16x8x16Half::kC],
+                                                  const uint32_t (&a)[Mma16x8x16Half::kA],
+                                                  const uint32_t (&b)[Mma16x8x16Half::kB]) {
+    static_assert(std::is_same_v<TIn, __nv_bfloat16> || std::is_same_v<TIn, __half>, "a 16-bit input type");
+    if constexpr (std::is_same_v<TIn, __nv_bfloat16>) mma_m16n8k16_bf16(d, a, b);
+    else mma_m16n8k16_f16(d, a, b);
 }
 
 // ------------------------------------------------------------------------------- cvt
