@@ -505,9 +505,10 @@ TEST_P(Batched, StridesThatMisalignLaterBatches) {
     uint64_t seed = 6300;
     for (auto [oa, ob] : kOps) {
         for (int64_t gap : {1, 3, 8})
-            check_all_kernels(batched_case(dt, layout, oa, ob, {64, 96, 32, 3}, 1.0, 0.5,
-                                           FillKind::SmallIntegers, Broadcast::None, gap),
-                              seed++, true);
+            for (double beta : {0.5, 0.0}) // beta == 0: C's own store path (rung 27 stages it)
+                check_all_kernels(batched_case(dt, layout, oa, ob, {64, 96, 32, 3}, 1.0, beta,
+                                               FillKind::SmallIntegers, Broadcast::None, gap),
+                                  seed++, true);
         Case cs = batched_case(dt, layout, oa, ob, {67, 45, 71, 3}, 1.0, 0.5, FillKind::SmallIntegers,
                                Broadcast::None, 5);
         cs.offset = 1;
