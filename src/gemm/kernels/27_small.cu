@@ -190,26 +190,29 @@ struct WarpHalfStages {
 
 /// gmem -> smem, one operand's 32 x 32 slice in memory order: S[o][i] = X[(inner0 + i) + (outer0
 /// + o) * ld], zero outside outer_len x inner_len. Lane L copies chunks L, L + 32, L + 64, L + 96
-/// of 8 elements (row c / 4, elements 8 (c % 4)..+7): by cp.async where the chunk is whole and
-/// `vec` (X and ld 16-byte aligned), else element by element (visible after the __syncwarp
-/// that follows the wait).
+/// of 8 elements (rows L / 4 + 8 j, elements 8 (L % 4)..+7): by cp.async where the chunk is whole
+/// and `vec` (X and ld 16-byte aligned), else element by element (visible after the __syncwarp
+/// that follows the wait). The lane's four chunks are one address and one bound apart (8 rows),
+/// so it places the first once and steps: the copies issue with a few instructions each.
 template <class TIn>
 __device__ __forceinline__ void issue_slice(TIn (&S)[kTile][kHalfRow], const TIn* X, int64_t ld,
                                             int64_t outer_len, int64_t inner_len, int64_t outer0,
                                             int64_t inner0, bool vec, int lane) {
+    const int o = lane / 4, i = 8 * (lane % 4);
+    const int64_t go = outer0 + o, gi = inner0 + i;
+    const int64_t rows_left = outer_len - go; // chunk j lies inside where 8 j < rows_left
+    const bool whole = vec && gi + 8 <= inner_len;
+    const TIn* x = X + gi + go * ld;
+    const uint32_t dst = uint32_t(__cvta_generic_to_shared(&S[o][i]));
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const int c = lane + 32 * j, o = c / 4, i = 8 * (c % 4);
-        const int64_t go = outer0 + o, gi = inner0 + i;
-        TIn* dst = &S[o][i];
-        const TIn* x = X + gi + go * ld;
-        if (go < outer_len && vec && gi + 8 <= inner_len) {
-            ptx::cp_async<16>(uint32_t(__cvta_generic_to_shared(dst)), x);
+    for (int j = 0; j < 4; ++j, x += 8 * ld) {
+        if (whole && 8 * j < rows_left) {
+            ptx::cp_async<16>(dst + j * 8 * kHalfRow * int(sizeof(TIn)), x);
         } else {
             alignas(16) TIn e[8];
 #pragma unroll
-            for (int t = 0; t < 8; ++t) e[t] = go < outer_len && gi + t < inner_len ? x[t] : TIn(0.0f);
-            *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(e);
+            for (int t = 0; t < 8; ++t) e[t] = 8 * j < rows_left && gi + t < inner_len ? x[t] : TIn(0.0f);
+            *reinterpret_cast<uint4*>(&S[o + 8 * j][i]) = *reinterpret_cast<const uint4*>(e);
         }
     }
 }
