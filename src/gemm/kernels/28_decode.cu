@@ -167,8 +167,10 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 /// turns of 32 k in rotation (the same thing for one warp along k). The contiguous ranges
 /// measured 5% faster over the decode rows with a cold L2, up to 25% on some; two 16-token rows
 /// lost, their blocks now at 138 registers, three per SM instead of four (docs/ladder.md, rung 28).
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
-__global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k) {
+/// MinBlocks: blocks per SM the registers must allow (1: as many as the compiler likes; see
+/// kDenseBlocks).
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
+__global__ void __launch_bounds__(32 * Warps, MinBlocks) mma_k_contiguous(P g, int warps_k) {
     __shared__ float partial_sums[Warps][RG][Tiles][4][32];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int gid = lane / 4, tid = lane % 4;
@@ -495,31 +497,46 @@ DecodePlan decode_plan(int64_t cols, int64_t k) {
 /// second kernel adds slices (docs/ladder.md, rung 28).
 constexpr int64_t kWideBelowWarpsPerSm = 16;
 
+/// The 9-16 column blocks with k split across their warps (Tiles 2, RG 2, Split) take 138
+/// registers, three blocks per SM; capped at 128 they fit four without spilling. Both are
+/// compiled and the launcher takes the one whose waves of resident blocks are fuller: measured
+/// on an H200, 16 x 14336 x 4096 (448 blocks: one wave of four a SM, or 1.1 waves of three)
+/// 0.79x to 1.10x cuBLAS warm, 16 x 18944 x 3584 (592 blocks: 1.1 waves of four, 1.5 of three)
+/// 0.91x to 0.84x with four (docs/ladder.md, rung 28).
+constexpr int kDenseBlocks = 4;
+template <int Tiles, int RG, int Warps, bool Split>
+constexpr bool kHasDenseVariant = Tiles == 2 && RG == 2 && Warps == kMmaWarps && Split;
+
 /// The grid of one mma_k_contiguous launch: Warps-warp blocks with warps_k along k, k slices
-/// for one wave of resident blocks, and the warps per SM that makes.
+/// for one wave of resident blocks, the warps per SM that makes, and how full its waves are
+/// (all blocks over the slots of the waves they take).
 struct MmaGrid {
     int64_t blocks_x, col_tiles;
     int slices;
     int64_t warps_per_sm;
+    double wave_fill;
 };
 
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
 MmaGrid mma_grid(const P& v, int warps_k) {
     const int64_t sms = current_device_caps().sm_count;
     MmaGrid grid{};
     grid.blocks_x = ceil_div(v.rows, int64_t(Warps / warps_k) * RG * 16);
     grid.col_tiles = ceil_div(v.cols, int64_t(8 * Tiles));
     const int64_t blocks = grid.blocks_x * std::min<int64_t>(v.batches * grid.col_tiles, 65535);
-    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split>, 32 * Warps>() * sms;
+    const int64_t resident =
+        resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split, MinBlocks>, 32 * Warps>() * sms;
     grid.slices = v.batches == 1 ? slices_for_one_wave(blocks, v.k, int64_t(sizeof(TIn)), resident) : 1;
     grid.warps_per_sm = blocks * grid.slices * Warps / sms;
+    const int64_t launched = blocks * grid.slices;
+    grid.wave_fill = double(launched) / double(ceil_div(launched, resident) * resident);
     return grid;
 }
 
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
 void launch_mma(const P& v, const MmaGrid& grid, int warps_k, cudaStream_t stream) {
-    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split>, grid.blocks_x, grid.col_tiles, 32 * Warps,
-                  grid.slices, stream, warps_k);
+    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split, MinBlocks>, grid.blocks_x, grid.col_tiles,
+                  32 * Warps, grid.slices, stream, warps_k);
 }
 
 /// The wide blocks' warps along k (16, 8 or 4; the rest of a block's warps take more rows): the
@@ -561,6 +578,13 @@ void launch_decode_args(const Args& g, cudaStream_t stream) {
                             launch_mma<P, TIn, Tiles, 1, kWideWarps, Split>(v, wide, wide_k, stream);
                             return;
                         }
+                    }
+                }
+                if constexpr (kHasDenseVariant<Tiles, RG, kMmaWarps, Split>) {
+                    const MmaGrid dense = mma_grid<P, TIn, Tiles, RG, kMmaWarps, Split, kDenseBlocks>(v, plan.warps_k);
+                    if (dense.wave_fill >= narrow.wave_fill) {
+                        launch_mma<P, TIn, Tiles, RG, kMmaWarps, Split, kDenseBlocks>(v, dense, plan.warps_k, stream);
+                        return;
                     }
                 }
                 launch_mma<P, TIn, Tiles, RG, kMmaWarps, Split>(v, narrow, plan.warps_k, stream);
