@@ -498,11 +498,10 @@ DecodePlan decode_plan(int64_t cols, int64_t k) {
 constexpr int64_t kWideBelowWarpsPerSm = 16;
 
 /// The 9-16 column blocks with k split across their warps (Tiles 2, RG 2, Split) take 138
-/// registers, three blocks per SM; capped at 128 they fit four without spilling. Both are
-/// compiled and the launcher takes the one whose waves of resident blocks are fuller: measured
-/// on an H200, 16 x 14336 x 4096 (448 blocks: one wave of four a SM, or 1.1 waves of three)
-/// 0.79x to 1.10x cuBLAS warm, 16 x 18944 x 3584 (592 blocks: 1.1 waves of four, 1.5 of three)
-/// 0.91x to 0.84x with four (docs/ladder.md, rung 28).
+/// registers, three blocks per SM; capped at 128 they fit four without spilling. Neither wins
+/// everywhere: 448 blocks are one wave of four a SM but 1.1 waves of three, 592 blocks 1.1 waves
+/// of four but 1.5 of three. So both are compiled and the launcher takes the one whose waves of
+/// resident blocks are fuller (docs/ladder.md, rung 28, has the measurements).
 constexpr int kDenseBlocks = 4;
 template <int Tiles, int RG, int Warps, bool Split>
 constexpr bool kHasDenseVariant = Tiles == 2 && RG == 2 && Warps == kMmaWarps && Split;
