@@ -39,6 +39,39 @@ int optional_attribute(cudaDeviceAttr attr, int device) {
     return value;
 }
 
+/// Stands in for a block that fills an SM in the cluster-capacity query; never launched.
+__global__ void one_block_per_sm_kernel() {}
+
+/// cudaOccupancyMaxActiveClusters for clusters of `size` blocks of 128 threads, each with the
+/// most dynamic shared memory a block may opt in to (one block per SM, as the Hopper rungs'
+/// blocks); 0 (the error cleared) where the query fails or clusters are not supported.
+int clusters_at_once(int size, int smem_per_block, int cc_major) {
+    if (cc_major < 9 || smem_per_block <= 0) return 0;
+    const auto kernel = &one_block_per_sm_kernel;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_per_block) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(size));
+    cfg.blockDim = dim3(128);
+    cfg.dynamicSmemBytes = size_t(smem_per_block);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(size);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return clusters;
+}
+
 DeviceCaps query(int device) {
     DeviceCaps c;
     const auto attribute = [device](int* value, cudaDeviceAttr attr) {
@@ -57,6 +90,13 @@ DeviceCaps query(int device) {
     const int bus_bits = optional_attribute(cudaDevAttrGlobalMemoryBusWidth, device);
     c.dram_gbps = int(double(mem_khz) * 1e3 * 2.0 * bus_bits / 8.0 / 1e9);
     c.sm90a = library_has_sm90a() && c.cc_major == 9 && c.cc_minor == 0;
+    // The occupancy query is for the current device: ask it of `device`, then restore.
+    int current = 0;
+    GEMMLAB_CUDA_CHECK(cudaGetDevice(&current));
+    if (current != device) GEMMLAB_CUDA_CHECK(cudaSetDevice(device));
+    for (int i = 0; i < 3; ++i)
+        c.clusters_of[i] = clusters_at_once(2 << i, c.smem_per_block_optin, c.cc_major);
+    if (current != device) GEMMLAB_CUDA_CHECK(cudaSetDevice(current));
     return c;
 }
 

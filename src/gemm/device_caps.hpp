@@ -27,6 +27,15 @@ struct DeviceCaps {
     /// Compute capability 9.0 and this library has sm_90a code: the Hopper-only rungs
     /// (KernelInfo::needs_sm90a) can run.
     bool sm90a = false;
+    /// Clusters of 2, 4 and 8 blocks that the device runs at once when each block fills an SM
+    /// (cudaOccupancyMaxActiveClusters; a GPC holds whole clusters, so fewer than SMs / size);
+    /// 0 where clusters are not supported or the query failed.
+    int clusters_of[3] = {0, 0, 0};
+
+    /// Clusters of `size` (2, 4 or 8) one-block-per-SM blocks that run at once; 0 otherwise.
+    int clusters_at_once(int size) const {
+        return size == 2 ? clusters_of[0] : size == 4 ? clusters_of[1] : size == 8 ? clusters_of[2] : 0;
+    }
 };
 
 /// The caps of `device`, cached after the first query. Throws CudaFailure if the query fails.
