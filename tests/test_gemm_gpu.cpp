@@ -803,13 +803,13 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
 // whole tiles) and not, C in the input type and in float. Each result within its bound against
 // the GPU reference, and the same bits on a second run (the pieces are added in one order,
 // whichever block finishes last).
-struct TailSplitCase {
+struct SplitScheduleCase {
     const char* candidate;
     int64_t m, n, k;
 };
 
 template <class TIn, class TOut>
-void check_tail_split(const TailSplitCase& sc, bool ta, bool tb, float beta, uint64_t seed) {
+void check_split_schedule(const SplitScheduleCase& sc, bool ta, bool tb, float beta, uint64_t seed) {
     const int64_t m = sc.m, n = sc.n, k = sc.k;
     const int64_t lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
     DeviceBuffer<TIn> A(size_t(m * k)), B(size_t(k * n));
@@ -857,7 +857,7 @@ TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
         GTEST_SKIP() << "rung 24 needs sm_90a";
     const char* wide = "persistent 128x256x64 ws tail-split";
     const char* narrow = "persistent 128x128x64 ws tail-split";
-    const TailSplitCase cases[] = {
+    const SplitScheduleCase cases[] = {
         {wide, 2048, 2304, 1000},   // 144 tiles: a whole wave, 12 tiles in 2 pieces, a ragged k
         {wide, 2000, 2100, 1100},   // the same with odd edges
         {narrow, 1536, 1536, 1040}, // 144 tiles of 128 x 128, 12 in 2 pieces
@@ -878,8 +878,46 @@ TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
         for (auto [ta, tb] : kOps)
             for (float beta : {0.0f, 0.5f}) {
                 const bool t_a = ta == Op::T, t_b = tb == Op::T;
-                check_tail_split<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
-                check_tail_split<__half, float>(c, t_a, t_b, beta, seed += 3);
+                check_split_schedule<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
+                check_split_schedule<__half, float>(c, t_a, t_b, beta, seed += 3);
+            }
+}
+
+// auto's cluster-split candidates (rung 24's kernel with hopper/cluster_split.cuh's schedule),
+// launched by name as above: fewer tiles than SMs in 4 and in 8 pieces on all three tile
+// widths, odd m and n, a ragged k, a k too short to cut and more tiles than SMs (nothing split:
+// one block per tile), every op, beta 0 and not, C in the input type and in float.
+TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const char* narrow = "persistent 128x128x64 ws cluster-split";
+    const char* slim = "persistent 128x64x64 ws cluster-split";
+    const SplitScheduleCase cases[] = {
+        {slim, 2000, 56, 1000},     // 16 tiles in 4 pieces, a ragged k
+        {slim, 1000, 40, 4104},     // 8 tiles in 8 pieces, a ragged k
+        {narrow, 1000, 296, 2056},  // 24 tiles in 4 pieces
+        {narrow, 1000, 150, 2056},  // 16 tiles in 8 pieces
+        {narrow, 1000, 296, 200},   // 4 k tiles: nothing split
+        {narrow, 2048, 2048, 512},  // 256 tiles: nothing split
+    };
+    // Cases split on a GPU of this many SMs (the launcher's rule: hopper::plan_cluster_split):
+    // the test must reach the exchange, not only whole tiles.
+    int split = 0;
+    for (const auto& c : cases) {
+        const int64_t bn = c.candidate == narrow ? 128 : 64;
+        const int64_t tiles = ((c.m + 127) / 128) * ((c.n + bn - 1) / bn), k_tiles = (c.k + 63) / 64;
+        split += std::min<int64_t>({8, dev.sm_count / tiles, k_tiles / 4}) >= 2;
+    }
+    EXPECT_GE(split, 4);
+    uint64_t seed = 9100;
+    for (const auto& c : cases)
+        for (auto [ta, tb] : kOps)
+            for (float beta : {0.0f, 0.5f}) {
+                const bool t_a = ta == Op::T, t_b = tb == Op::T;
+                check_split_schedule<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
+                check_split_schedule<__half, float>(c, t_a, t_b, beta, seed += 3);
             }
 }
 

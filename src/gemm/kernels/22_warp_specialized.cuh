@@ -10,12 +10,14 @@
 //   Cluster   SingleBlock, or rung 23's BlockPair (a stage released in both blocks)
 //   Loads     the producer's load of one stage (hopper/tma_loads.cuh; rung 23 multicasts A)
 //   Schedule  which units a block takes (one; rung 24: persistent, grid = SMs; its tail-split
-//             form: the last wave's tiles cut along k); a unit is a tile of one product of a
-//             strided batch, or a k range of one (hopper/scheduler.cuh, tail_split.cuh)
+//             form: the last wave's tiles cut along k; its cluster-split form: few tiles, each
+//             cut along k over a cluster); a unit is a tile of one product of a strided batch,
+//             or a k range of one (hopper/scheduler.cuh, tail_split.cuh, cluster_split.cuh)
 //   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
 // and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
 // s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
 
+#include "gemm/kernels/hopper/cluster_split.cuh"
 #include "gemm/kernels/hopper/epilogue.cuh"
 #include "gemm/kernels/hopper/launch.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
@@ -82,6 +84,12 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                 }
             });
         }
+        // The cluster split's two barriers (cluster_split_sum) count every thread.
+        if constexpr (SplitsInCluster<typename Rung::Schedule>)
+            if (p.cluster_pieces > 1) {
+                cluster_sync();
+                cluster_sync();
+            }
     } else { // a consumer warpgroup
         setmaxnreg_inc<kConsumerRegisters>();
         const int wg = threadIdx.x / 128;
@@ -151,6 +159,19 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                     store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
                     return;
                 }
+            if constexpr (SplitsInCluster<typename Rung::Schedule>) {
+                // A piece of a tile cut over the cluster: add this block's share of the columns
+                // and store it from registers.
+                static_assert(Cfg::BN * 128 * Cfg::kConsumers * 2 <= Cfg::kStages * Cfg::kStageBytes,
+                              "the stage ring holds the tile's FP32 pieces");
+                if (p.cluster_pieces > 1) {
+                    const int first = cluster_split_sum<Cfg::BN, 128 * Cfg::kConsumers>(
+                        p.cluster_pieces, base, acc);
+                    store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta, m0,
+                                                 n0, wg, first, Cfg::BN / 8 / p.cluster_pieces);
+                    return;
+                }
+            }
             if constexpr (SplitsTailTiles<typename Rung::Schedule>) {
                 // A piece of a split tile: the last warp to finish its rows stores them, from
                 // registers (the warpgroup's TMA store needs all four warps, which may not all

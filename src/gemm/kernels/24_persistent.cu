@@ -14,8 +14,10 @@
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
-// columns, and with the tail-split schedule (hopper/tail_split.cuh) where the last wave of tiles
-// would leave most SMs idle.
+// columns, with the tail-split schedule (hopper/tail_split.cuh) where the last wave of tiles
+// would leave most SMs idle, and with the cluster-split schedule (hopper/cluster_split.cuh)
+// where there are fewer tiles than SMs: each tile's k cut over a cluster, the pieces added in
+// distributed shared memory.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -65,6 +67,11 @@ void launch_persistent_tail_split(const HalfArgs<TIn, TOut>& g, cudaStream_t str
     hopper::launch_half<PersistentRungOf<Cfg, hopper::TailSplitSchedule>>(g, stream);
 }
 
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    hopper::launch_half<PersistentRungOf<Cfg, hopper::ClusterSplitSchedule>>(g, stream);
+}
+
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
 GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 
@@ -81,17 +88,17 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
 
-#define GEMMLAB_INSTANTIATE_TAIL_SPLIT(Cfg)                                                          \
-    template void launch_persistent_tail_split<Cfg, __nv_bfloat16, __nv_bfloat16>(                   \
+#define GEMMLAB_INSTANTIATE_SPLITS(Cfg, launcher)                                                   \
+    template void launcher<Cfg, __nv_bfloat16, __nv_bfloat16>(                                      \
         const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t);                              \
-    template void launch_persistent_tail_split<Cfg, __nv_bfloat16, float>(                           \
-        const HalfArgs<__nv_bfloat16, float>&, cudaStream_t);                                      \
-    template void launch_persistent_tail_split<Cfg, __half, __half>(const HalfArgs<__half, __half>&, \
-                                                                  cudaStream_t);                   \
-    template void launch_persistent_tail_split<Cfg, __half, float>(const HalfArgs<__half, float>&,   \
-                                                                 cudaStream_t);
-GEMMLAB_INSTANTIATE_TAIL_SPLIT(hopper::PersistentConfig)
-GEMMLAB_INSTANTIATE_TAIL_SPLIT(hopper::PersistentNarrowConfig)
-#undef GEMMLAB_INSTANTIATE_TAIL_SPLIT
+    template void launcher<Cfg, __nv_bfloat16, float>(const HalfArgs<__nv_bfloat16, float>&,        \
+                                                      cudaStream_t);                               \
+    template void launcher<Cfg, __half, __half>(const HalfArgs<__half, __half>&, cudaStream_t);     \
+    template void launcher<Cfg, __half, float>(const HalfArgs<__half, float>&, cudaStream_t);
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentConfig, launch_persistent_tail_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_tail_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_cluster_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_cluster_split)
+#undef GEMMLAB_INSTANTIATE_SPLITS
 
 } // namespace gemmlab::detail

@@ -391,6 +391,27 @@ __device__ __forceinline__ void cluster_sync() {
                      : "memory");
 }
 
+/// 16 bytes to the shared memory of cluster block `cta`, at the .shared::cta address `addr` of
+/// its window (mapa). Visible there after the next cluster_sync (its arrive releases, its wait
+/// acquires at cluster scope).
+__device__ __forceinline__ void st_cluster_v4(uint32_t addr, uint32_t cta, float x, float y,
+                                              float z, float w) {
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "st.shared::cluster.v4.f32 [remote], {%2, %3, %4, %5};\n}" ::"r"(addr),
+                 "r"(cta), "f"(x), "f"(y), "f"(z), "f"(w)
+                 : "memory");
+}
+
+/// 16 bytes of this block's shared memory as four floats.
+__device__ __forceinline__ float4 ld_shared_v4f(uint32_t addr) {
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
 #endif // GEMMLAB_SM90A
 
 } // namespace gemmlab::detail::hopper

@@ -61,6 +61,12 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 /// (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
+/// Rung 24's kernel on block tile Cfg (any of the three) with the cluster-split schedule: a
+/// product of fewer tiles than SMs, each tile's k cut over a cluster of up to 8 blocks that add
+/// their pieces in distributed shared memory (hopper/cluster_split.cuh). One product; a strided
+/// batch, or tiles enough to fill the SMs, runs whole tiles, one block each.
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
 
 // Rung 27 (27_small.cu): every type, float and double through launch_small, the four half pairs
 // through launch_small_half. One warp computes a kSmallTile x kSmallTile tile of C.

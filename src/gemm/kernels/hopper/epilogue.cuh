@@ -27,11 +27,13 @@ __device__ __forceinline__ TOut to_out(float v) {
 /// buffer). Register i of a thread is row r0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + i % 2
 /// (see wgmma in hopper_ptx.cuh): per group of 8 columns the thread writes two rows of two
 /// neighbouring columns, so two pointers one column apart serve all four. Whole tiles skip the
-/// bounds checks; beta == 0 never reads C.
+/// bounds checks; beta == 0 never reads C. Only the 8-column groups [first_group, first_group +
+/// groups) are stored (the cluster split's share of a tile; the default: all).
 template <int BM, int BN, class TOut>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m, int64_t n,
                                            TOut* C, int64_t ldc, float alpha, float beta,
-                                           int64_t m0, int64_t n0, int wg) {
+                                           int64_t m0, int64_t n0, int wg, int first_group = 0,
+                                           int groups = BN / 8) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
     const int64_t c0 = n0 + 2 * (lane % 4);
@@ -41,6 +43,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m
     const int64_t col_step = 8 * ldc;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j, col += col_step) {
+        if (j < first_group || j >= first_group + groups) continue;
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int i = 4 * j + e;

@@ -18,6 +18,7 @@
 #include "common/cuda_check.hpp"
 #include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
+#include "gemm/kernels/hopper/cluster_split.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/params.hpp"
 #include "gemm/kernels/hopper/scheduler.cuh"
@@ -138,7 +139,7 @@ int split_count(int64_t k, int splits, int& k_tiles_per_split) {
 /// Threads per block) on maps and parameters the caller prepared; sets the tile counts and the
 /// split here. splits > 1: split-K, the slices' FP32 partials in a workspace, then
 /// enqueue_sum_slices (split_k.cuh) adds them and applies alpha and beta; without workspace,
-/// no split.
+/// no split. The tail-split and cluster-split schedules plan their own cut of k here.
 template <class Cfg, class Schedule, int ClusterBlocks, int Threads, auto Kernel, class Math,
           class TOut>
 void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
@@ -150,6 +151,7 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     constexpr bool kSplittable = kFloatAccumulator<Math> && sizeof(TOut) > 1;
     if constexpr (!kSplittable) splits = 1;
     if (p.batches > 1) splits = 1;                      // a batch has tiles enough
+    if constexpr (SplitsInCluster<Schedule>) splits = 1; // k is cut over the cluster instead
     p.k_splits = split_count<Math::kTileK>(p.k, splits, p.k_tiles_per_split);
     const size_t partial_bytes = size_t(p.k_splits) * size_t(p.m) * size_t(p.n) * sizeof(float);
     Workspace ws(p.k_splits > 1 ? partial_bytes : 0, stream);
@@ -159,6 +161,19 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits * p.batches;
     const int sms = current_device_caps().sm_count;
     int grid = Schedule::grid(units, sms, ClusterBlocks);
+    int cluster_blocks = ClusterBlocks;
+    p.cluster_pieces = 1;
+    // The cluster split: one product's tiles, fewer than the SMs, each cut along k over a
+    // cluster of blocks that add their pieces in distributed shared memory.
+    if constexpr (SplitsInCluster<Schedule>) {
+        static_assert(ClusterBlocks == 1, "the cluster is the split's");
+        if (p.batches == 1)
+            p.cluster_pieces = plan_cluster_split(units, int(ceil_div(p.k, int64_t(Math::kTileK))),
+                                                  current_device_caps());
+        grid = int(units) * p.cluster_pieces;
+        cluster_blocks = p.cluster_pieces;
+        if (p.cluster_pieces > 1) p.tma_store = false; // each block stores its columns from registers
+    }
     // The tail split: one product's tiles past the last whole wave cut along k. The counters
     // (one per split tile and consumer warp, zero before the launch and left zero by it) and a
     // partial slot per block with a piece live in the library's serial scratch; under stream
@@ -200,11 +215,11 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = ClusterBlocks;
+    attr[0].val.clusterDim.x = unsigned(cluster_blocks);
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
-    cfg.numAttrs = ClusterBlocks > 1 ? 1 : 0;
+    cfg.numAttrs = cluster_blocks > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, map_a, map_b, map_c, p));
     if constexpr (kSplittable)
         if (p.k_splits > 1)

@@ -49,6 +49,9 @@ struct Params {
     TailSplitPlan tail_split;
     float* split_partials;
     unsigned* split_counters;
+    // The cluster split (a schedule with kSplitsInCluster): pieces per tile, each block of a
+    // cluster of that many one piece (1: whole tiles).
+    int cluster_pieces;
     bool tma_store; // C through shared memory by TMA (rung 24's epilogue, 16-bit C)
     // A strided batch: product b reads A's and B's box b of their 3-D tensor maps (box 0 for an
     // operand every product shares: stride 0) and writes C + b * stride_c. One product unless

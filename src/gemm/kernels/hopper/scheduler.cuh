@@ -66,11 +66,18 @@ struct WorkUnits {
 template <class Schedule>
 concept SplitsTailTiles = Schedule::kSplitsTail;
 
+/// A schedule whose tiles are cut along k over the blocks of a cluster (cluster_split.cuh's
+/// ClusterSplitSchedule) also hands a block its unit itself.
+template <class Schedule>
+concept SplitsInCluster = Schedule::kSplitsInCluster;
+
 /// Calls f(unit) for every unit this block takes under Schedule, in order.
 template <class Schedule, class Units, class P, class F>
 __device__ __forceinline__ void for_each_unit(const Units& units, const P& p, F&& f) {
     if constexpr (SplitsTailTiles<Schedule>) {
         Schedule::for_each(units, p.tail_split, f);
+    } else if constexpr (SplitsInCluster<Schedule>) {
+        Schedule::for_each(units, p.cluster_pieces, f);
     } else {
         const int step = Schedule::step(units.count);
         for (int u = int(blockIdx.x); u < units.count; u += step) f(units[u]);
