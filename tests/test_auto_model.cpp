@@ -121,6 +121,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // 8192^3 (116 and 68 tiles left: under 2 pieces each).
         {DataType::BF16, Precision::Default, 10240, 512, 8192, 1, "persistent 128x256x64 ws tail-split", 1},
         {DataType::BF16, Precision::Default, 3000, 3000, 3000, 1, "persistent 128x256x64 ws tail-split", 1},
+        // Fewer tiles than SMs, long k (a prefill of 64 and 128 tokens against a 2048- and a
+        // 3584-wide weight): each tile's k cut over a cluster of 4 and of 2 blocks, added in
+        // distributed shared memory (no sum kernel).
+        {DataType::BF16, Precision::Default, 2048, 64, 2048, 1, "persistent 128x64x64 ws cluster-split", 1},
+        {DataType::BF16, Precision::Default, 3584, 128, 3584, 1, "persistent 128x64x64 ws cluster-split", 1},
         {DataType::BF16, Precision::Default, 1536, 1536, 1536, 1, "persistent 128x256x64 ws", 1},
         {DataType::BF16, Precision::Default, 8192, 8192, 8192, 1, "persistent 128x256x64 ws", 1},
     };

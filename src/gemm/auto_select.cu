@@ -34,6 +34,7 @@
 #include "common/cuda_check.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper/configs.hpp"
+#include "gemm/kernels/hopper/cluster_split.cuh"
 #include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
@@ -124,6 +125,9 @@ struct CandidateFor {
     /// Rung 24's tail-split schedule (hopper/tail_split.cuh): the tiles past the last whole
     /// wave cut along k into as many pieces as the idle SMs allow, plus kTailSplitNs.
     bool tail_split = false;
+    /// Rung 24's cluster-split schedule (hopper/cluster_split.cuh): fewer tiles than SMs, each
+    /// cut along k over a cluster, plus kClusterSplitNs.
+    bool cluster_split = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -314,6 +318,20 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
          .needs_sm90a = true, .native_batch = false, .tail_split = true},
+        // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
+        // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
+        {.name = "persistent 128x128x64 ws cluster-split", .bm = hopper::PersistentNarrowConfig::BM,
+         .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(600000),
+         .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
+         .launch = &launch_persistent_cluster_split<hopper::PersistentNarrowConfig, TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false, .cluster_split = true},
+        {.name = "persistent 128x64x64 ws cluster-split", .bm = hopper::PersistentSlimConfig::BM,
+         .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(450000),
+         .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
+         .launch = &launch_persistent_cluster_split<hopper::PersistentSlimConfig, TIn, TOut>,
+         .needs_sm90a = true, .native_batch = false, .fill_k = 200, .cluster_split = true},
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
@@ -447,6 +465,13 @@ constexpr double kSplitKNs = 10000;
 constexpr double kTailSplitBytesPerNs = 1250;
 constexpr double kTailSplitNs = 8000;
 
+/// The cluster split's cost beyond one piece's k tiles, as the model counts a whole tile (no
+/// fixed cost): the cluster launch, the two cluster barriers, and the exchange and stores,
+/// which grow with the tile's FP32 bytes. Fitted on an H200 (docs/ladder.md): 128 x 64 tiles
+/// split measured about 6 us more than the model's whole tile, 128 x 128 tiles about 9.5.
+constexpr double kClusterSplitNs = 2500;
+constexpr double kClusterSplitBytesPerNs = 9.4;
+
 /// Shared memory per SM of the GPUs the blocks-per-SM counts were measured on (sm_90).
 constexpr int kMeasuredSmemPerSm = 228 * 1024;
 
@@ -518,6 +543,19 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
             const double partial_bytes = 4.0 * plan.split_blocks() * c.bm * c.bn;
             return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) +
                    partial_bytes / kTailSplitBytesPerNs + kTailSplitNs;
+        }
+    }
+    if (c.cluster_split) {
+        // One piece of a tile on every busy SM, as the launcher plans it; a plan that splits
+        // nothing is one block per tile, modelled below.
+        constexpr int kTileK = hopper::kTileK<2>;
+        const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
+        const int pieces = hopper::plan_cluster_split(tiles, k_tiles, caps);
+        if (pieces > 1) {
+            const double flops = 2.0 * double(kTileK) * double(ceil_div(k_tiles, pieces)) * c.bm * c.bn;
+            const double exchange_bytes = 4.0 * c.bm * c.bn;
+            return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) + kClusterSplitNs +
+                   exchange_bytes / kClusterSplitBytesPerNs;
         }
     }
     const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
