@@ -898,7 +898,7 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
         {slim, 2000, 56, 1000},     // 16 tiles in 4 pieces, a ragged k
         {slim, 1000, 40, 4104},     // 8 tiles in 8 pieces, a ragged k
         {narrow, 1000, 296, 2056},  // 24 tiles in 4 pieces
-        {narrow, 1000, 150, 2056},  // 16 tiles in 8 pieces
+        {narrow, 1000, 150, 2056},  // 16 tiles in 4 pieces (16 clusters of 8 exceed an H200)
         {narrow, 1000, 296, 200},   // 4 k tiles: nothing split
         {narrow, 2048, 2048, 512},  // 256 tiles: nothing split
     };
