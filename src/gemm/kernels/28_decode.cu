@@ -167,10 +167,9 @@ __device__ __forceinline__ uint4 load_8(const TIn* p, int64_t valid, bool in) {
 /// turns of 32 k in rotation (the same thing for one warp along k). The contiguous ranges
 /// measured 5% faster over the decode rows with a cold L2, up to 25% on some; two 16-token rows
 /// lost, their blocks now at 138 registers, three per SM instead of four (docs/ladder.md, rung 28).
-/// MinBlocks: blocks per SM the registers must allow (1: as many as the compiler likes; see
-/// kDenseBlocks).
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
-__global__ void __launch_bounds__(32 * Warps, MinBlocks) mma_k_contiguous(P g, int warps_k) {
+/// The body of the kernel; mma_k_contiguous and mma_k_contiguous_capped below launch it.
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
+__device__ __forceinline__ void mma_k_contiguous_body(P g, int warps_k) {
     __shared__ float partial_sums[Warps][RG][Tiles][4][32];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int gid = lane / 4, tid = lane % 4;
@@ -253,6 +252,33 @@ __global__ void __launch_bounds__(32 * Warps, MinBlocks) mma_k_contiguous(P g, i
         }
         __syncthreads(); // partial_sums is reused by the next z
     }
+}
+
+/// The kernel, its registers as the compiler likes them.
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split>
+__global__ void __launch_bounds__(32 * Warps) mma_k_contiguous(P g, int warps_k) {
+    mma_k_contiguous_body<P, TIn, Tiles, RG, Warps, Split>(g, warps_k);
+}
+
+/// The same with an explicit minimum of MinBlocks blocks per SM (kDenseBlocks: registers capped
+/// so that four fit). To ptxas a minimum of one is not the same as none: the 1-8 column kernels
+/// built with it ran 15-25% slower, and 16 x 18944 x 3584's 9-16 column kernel 5-11% faster
+/// (kMinBlocksOf; docs/ladder.md, rung 28).
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks>
+__global__ void __launch_bounds__(32 * Warps, MinBlocks) mma_k_contiguous_capped(P g, int warps_k) {
+    mma_k_contiguous_body<P, TIn, Tiles, RG, Warps, Split>(g, warps_k);
+}
+
+/// The minimum each column tiling is built with where no cap is asked for: none for 1-8
+/// columns, one for wider (each as measured faster, above).
+template <int Tiles>
+inline constexpr int kMinBlocksOf = Tiles == 1 ? 0 : 1;
+
+/// mma_k_contiguous, or with MinBlocks > 0 mma_k_contiguous_capped.
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks>
+constexpr auto mma_kernel() {
+    if constexpr (MinBlocks == 0) return &mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split>;
+    else return &mma_k_contiguous_capped<P, TIn, Tiles, RG, Warps, Split, MinBlocks>;
 }
 
 // -------------------------------------------------------------------- simt_k_contiguous
@@ -516,7 +542,7 @@ struct MmaGrid {
     double wave_fill;
 };
 
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = kMinBlocksOf<Tiles>>
 MmaGrid mma_grid(const P& v, int warps_k) {
     const int64_t sms = current_device_caps().sm_count;
     MmaGrid grid{};
@@ -524,7 +550,7 @@ MmaGrid mma_grid(const P& v, int warps_k) {
     grid.col_tiles = ceil_div(v.cols, int64_t(8 * Tiles));
     const int64_t blocks = grid.blocks_x * std::min<int64_t>(v.batches * grid.col_tiles, 65535);
     const int64_t resident =
-        resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split, MinBlocks>, 32 * Warps>() * sms;
+        resident_blocks_per_sm<mma_kernel<P, TIn, Tiles, RG, Warps, Split, MinBlocks>(), 32 * Warps>() * sms;
     grid.slices = v.batches == 1 ? slices_for_one_wave(blocks, v.k, int64_t(sizeof(TIn)), resident) : 1;
     grid.warps_per_sm = blocks * grid.slices * Warps / sms;
     const int64_t launched = blocks * grid.slices;
@@ -532,9 +558,9 @@ MmaGrid mma_grid(const P& v, int warps_k) {
     return grid;
 }
 
-template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = 1>
+template <class P, class TIn, int Tiles, int RG, int Warps, bool Split, int MinBlocks = kMinBlocksOf<Tiles>>
 void launch_mma(const P& v, const MmaGrid& grid, int warps_k, cudaStream_t stream) {
-    launch_sliced(v, &mma_k_contiguous<P, TIn, Tiles, RG, Warps, Split, MinBlocks>, grid.blocks_x, grid.col_tiles,
+    launch_sliced(v, mma_kernel<P, TIn, Tiles, RG, Warps, Split, MinBlocks>(), grid.blocks_x, grid.col_tiles,
                   32 * Warps, grid.slices, stream, warps_k);
 }
 
@@ -543,7 +569,8 @@ void launch_mma(const P& v, const MmaGrid& grid, int warps_k, cudaStream_t strea
 /// does (a grid that large is not small).
 template <class P, class TIn, int Tiles, bool Split>
 int wide_warps_k(const P& v) {
-    const int64_t resident = resident_blocks_per_sm<&mma_k_contiguous<P, TIn, Tiles, 1, kWideWarps, Split>, 32 * kWideWarps>() *
+    const int64_t resident = resident_blocks_per_sm<mma_kernel<P, TIn, Tiles, 1, kWideWarps, Split, kMinBlocksOf<Tiles>>(),
+                                                    32 * kWideWarps>() *
                              current_device_caps().sm_count;
     for (int warps_k = kWideWarps; warps_k >= kMmaWarps; warps_k /= 2)
         if (ceil_div(v.rows, int64_t(kWideWarps / warps_k) * 16) <= resident) return warps_k;
