@@ -884,8 +884,8 @@ TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
 }
 
 // auto's cluster-split candidates (rung 24's kernel with hopper/cluster_split.cuh's schedule),
-// launched by name as above: fewer tiles than SMs in 4 and in 8 pieces on all three tile
-// widths, odd m and n, a ragged k, a k too short to cut and more tiles than SMs (nothing split:
+// launched by name as above: fewer tiles than SMs in 4 and in 8 pieces on both tile widths
+// (128 x 64 and 128 x 128), odd m and n, a ragged k, a k too short to cut and more tiles than SMs (nothing split:
 // one block per tile), every op, beta 0 and not, C in the input type and in float.
 TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
     REQUIRE_GPU();

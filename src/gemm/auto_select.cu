@@ -530,11 +530,12 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     const int64_t m = p.m, n = p.n, k = p.k, batches = p.batch.count;
     const int64_t tiles = ceil_div(m, c.bm) * ceil_div(n, c.bn) * batches * splits;
     const int64_t per_sm = ceil_div(tiles, caps.sm_count); // blocks on the busiest SM
+    // The 16-bit k tiles the tail and cluster splits cut k in.
+    constexpr int kTileK = hopper::kTileK<2>;
+    const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
     if (c.tail_split) {
-        // The whole waves, then one piece of a split tile (16-bit k tiles), as the launcher plans
-        // them; a plan that splits nothing is the plain persistent kernel's, modelled below.
-        constexpr int kTileK = hopper::kTileK<2>;
-        const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
+        // The whole waves, then one piece of a split tile, as the launcher plans them; a plan
+        // that splits nothing is the plain persistent kernel's, modelled below.
         const hopper::TailSplitPlan plan = hopper::plan_tail_split(tiles, k_tiles, caps.sm_count);
         if (plan.split_tiles > 0) {
             const double busiest_k = double(plan.whole_tiles / caps.sm_count) * double(k) +
@@ -548,8 +549,6 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     if (c.cluster_split) {
         // One piece of a tile on every busy SM, as the launcher plans it; a plan that splits
         // nothing is one block per tile, modelled below.
-        constexpr int kTileK = hopper::kTileK<2>;
-        const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
         const int pieces = hopper::plan_cluster_split(tiles, k_tiles, caps);
         if (pieces > 1) {
             const double flops = 2.0 * double(kTileK) * double(ceil_div(k_tiles, pieces)) * c.bm * c.bn;
