@@ -50,7 +50,9 @@ struct MapBatch {
 /// A 3-D tensor map over a column-major operand: `inner` contiguous elements per column,
 /// `outer` columns `ld` apart, and the batch's matrices (one where every product shares it);
 /// boxes of 128 bytes x box_outer x one matrix, 128-byte swizzle, zeros outside. With to_tf32
-/// (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32).
+/// (float only) TMA rounds each element to TF32 as it lands (data type TFLOAT32). L2 promotion
+/// of 256 bytes where columns are 256-byte aligned, else of 128 bytes, a box row's length:
+/// 256 bytes there made BF16 at 1000^3 and 3000^3 10% slower (docs/ladder.md, rung 21).
 template <class T>
 CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t ld, int box_outer,
                              bool to_tf32 = false, MapBatch batch = {}) {
@@ -70,10 +72,13 @@ CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t l
                       : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                       : sizeof(T) == 1            ? CU_TENSOR_MAP_DATA_TYPE_UINT8 // FP8, INT8: bytes
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const bool lines_aligned = (ld * int64_t(sizeof(T))) % 256 == 0;
+    const auto promotion =
+        lines_aligned ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     const CUresult r = encode_tiled_entry()(
         &map, type, 3, const_cast<T*>(X), dims, strides, box, elem_strides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         throw CudaFailure("cuTensorMapEncodeTiled rejected an operand map (error " +
                           std::to_string(int(r)) + ")");
@@ -159,7 +164,8 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     p.partial = static_cast<float*>(ws.data());
     if (p.k_splits > 1) p.tma_store = false;
     const int64_t units = int64_t(p.tiles_m) * p.tiles_n * p.k_splits * p.batches;
-    const int sms = current_device_caps().sm_count;
+    const DeviceCaps caps = current_device_caps();
+    const int sms = caps.sm_count;
     int grid = Schedule::grid(units, sms, ClusterBlocks);
     int cluster_blocks = ClusterBlocks;
     p.cluster_pieces = 1;
@@ -168,8 +174,8 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     if constexpr (SplitsInCluster<Schedule>) {
         static_assert(ClusterBlocks == 1, "the cluster is the split's");
         if (p.batches == 1)
-            p.cluster_pieces = plan_cluster_split(units, int(ceil_div(p.k, int64_t(Math::kTileK))),
-                                                  current_device_caps());
+            p.cluster_pieces =
+                plan_cluster_split(units, int(ceil_div(p.k, int64_t(Math::kTileK))), caps);
         grid = int(units) * p.cluster_pieces;
         cluster_blocks = p.cluster_pieces;
         if (p.cluster_pieces > 1) p.tma_store = false; // each block stores its columns from registers
@@ -225,7 +231,7 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
         if (p.k_splits > 1)
             enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m,
                                                    p.n, p.alpha, p.beta, p.C, p.ldc,
-                                                   current_device_caps().sm_count, stream);
+                                                   sms, stream);
 }
 
 /// The 16-bit problem (a strided batch of them) as the kernels' parameters (tile counts and
