@@ -143,6 +143,45 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
     }
 }
 
+// An operand TMA cannot read (an odd leading dimension) is copied for the 16-bit wgmma rungs
+// (hopper/repitch.cuh), and the model counts the copy: its traffic and one launch per copied
+// operand. Rung 19 reads any alignment, at about a quarter of its speed there (measured,
+// docs/auto.md). From 511^3 up an odd product takes the copy; 255^3 keeps rung 19.
+TEST(AutoModel, UnalignedHalfOperandsPayTheirCopy) {
+    const auto odd = [](int64_t m, int64_t n, int64_t k, bool odd_a, bool odd_b) {
+        Problem p = problem(DataType::BF16, m, n, k);
+        // Addresses for their alignment only: the model never reads through them.
+        p.A = reinterpret_cast<const void*>(uintptr_t(0x10000));
+        p.B = reinterpret_cast<const void*>(uintptr_t(0x20000));
+        // Leading dimensions of whole 16-byte units, or one element past them.
+        p.lda = (m + 7) / 8 * 8 + (odd_a ? 1 : 0);
+        p.ldb = (k + 7) / 8 * 8 + (odd_b ? 1 : 0);
+        return p;
+    };
+    const auto model_us = [](const Problem& p, std::string_view name) {
+        for (const AutoOption& o : auto_options(p, h100()))
+            if (o.name == name && o.splits == 1) return o.model_ns / 1000.0;
+        return -1.0;
+    };
+    const Problem big = odd(2047, 2047, 2047, true, true);
+    for (int64_t size : {511, 1023, 2047})
+        EXPECT_TRUE(std::string_view(auto_choice(odd(size, size, size, true, true), h100(), nullptr).candidate)
+                        .starts_with("persistent"))
+            << size;
+    const Problem aligned = odd(2047, 2047, 2047, false, false);
+    const double copies = model_us(big, "persistent 128x256x64 ws") -
+                          model_us(aligned, "persistent 128x256x64 ws");
+    const double one_a = model_us(odd(2047, 2047, 2047, true, false), "persistent 128x256x64 ws") -
+                         model_us(aligned, "persistent 128x256x64 ws");
+    EXPECT_GT(one_a, 5.0);              // a launch and 2047^2 x 4 bytes
+    EXPECT_NEAR(copies, 2 * one_a, 1e-6); // both operands: twice that
+    // Rung 19 copies nothing, but reads an unaligned operand element by element.
+    EXPECT_NEAR(model_us(big, "mma_sync_f16 128x128x32 s4"),
+                4 * model_us(aligned, "mma_sync_f16 128x128x32 s4"), 1e-6);
+    EXPECT_EQ(auto_choice(odd(255, 255, 255, true, true), h100(), nullptr).candidate,
+                 "mma_sync_f16 64x64x32 s4");
+}
+
 // C that one warp tile holds over a short k goes to rung 27 before the model, for every type and
 // precision: k <= 128 in a batch, k <= 16 alone (a tile rung is faster on one product of
 // longer k); one row, one column or one k past the rule leaves it to the model.

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
@@ -97,7 +98,8 @@ struct CandidateFor {
     /// KernelInfo::min_compute_capability of its rung: skipped on older devices.
     int min_cc = 0;
     /// DRAM bytes moved per element of op(A) and op(B) before the kernel runs (the TF32 pack
-    /// step of rungs 25-26: read 4, write 4 per part); 0 for the others. The rate (measured at
+    /// step of rungs 25-26: read 4, write 4 per part; the 16-bit wgmma rungs' copy of an
+    /// operand TMA cannot read: read 2, write 2); 0 for the others. The rate (measured at
     /// 4096^3 on the whole call) already holds that cost there; the model adds it again
     /// everywhere, which only weighs it double where it matters least (large m and n).
     double pack_bytes = 0;
@@ -118,10 +120,14 @@ struct CandidateFor {
     /// measured.
     int fill_k = 0;
     /// The pack step covers only the operands TMA cannot load as they are (rung 25,
-    /// hopper/tf32_pack.cuh): an op(B) that is not K-major, and an operand that is not 16-byte
-    /// aligned. pack_bytes and extra_launches (one pack kernel each) then count only those.
+    /// hopper/tf32_pack.cuh: an op(B) that is not K-major, and an operand that is not 16-byte
+    /// aligned; the 16-bit wgmma rungs, hopper/repitch.cuh: an operand that is not 16-byte
+    /// aligned). pack_bytes and extra_launches (one kernel each) then count only those.
     /// False: both are packed on every call (rung 26).
     bool packs_unreadable_only = false;
+    /// Its time over the model's where an operand is not 16-byte aligned (rung 19 then reads
+    /// it element by element); 1: the candidate copies such an operand or reads it alike.
+    double unaligned_time_factor = 1;
     /// Rung 24's tail-split schedule (hopper/tail_split.cuh): the tiles past the last whole
     /// wave cut along k into as many pieces as the idle SMs allow, plus kTailSplitNs.
     bool tail_split = false;
@@ -277,6 +283,13 @@ void whole(const Args& g, cudaStream_t stream) {
     Split(g, stream, 1);
 }
 
+/// DRAM bytes per element of the 16-bit wgmma rungs' copy of an operand TMA cannot read
+/// (hopper/repitch.cuh): read 2, write 2.
+constexpr double kRepitchBytes = 4;
+/// Rung 19 on an operand that is not 16-byte aligned, over its model time: 3.8-4.7x measured
+/// at 511^3-2047^3 with odd leading dimensions (H200, docs/auto.md).
+constexpr double kRung19Unaligned = 4;
+
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     static const HalfCandidate<TIn, TOut> list[] = {
@@ -284,7 +297,8 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(677000),
          .smem_bytes = hopper::PersistentConfig::kSmemBytes, .launch = &launch_persistent<TIn, TOut>,
-         .needs_sm90a = true, .launch_split = &launch_persistent_split<TIn, TOut>},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
+         .launch_split = &launch_persistent_split<TIn, TOut>, .packs_unreadable_only = true},
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
         {.name = "persistent 128x128x64 ws", .bm = hopper::PersistentNarrowConfig::BM,
@@ -292,18 +306,19 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(600000),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>>,
-         .needs_sm90a = true,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
+         .launch_split = &launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>,
+         .packs_unreadable_only = true},
         {.name = "persistent 128x64x64 ws", .bm = hopper::PersistentSlimConfig::BM,
          .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(450000),
          .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
-         .needs_sm90a = true,
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>,
          // About 1 us a tile beyond its k steps (its C stored from registers): strided batches
          // of short k measured 2.5-2.7 us a tile against 128x128's 1.6-1.8 (docs/auto.md).
-         .fill_k = 200},
+         .fill_k = 200, .packs_unreadable_only = true},
         // The same two tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
@@ -311,13 +326,15 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(677000),
          .smem_bytes = hopper::PersistentConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentConfig, TIn, TOut>,
-         .needs_sm90a = true, .native_batch = false, .tail_split = true},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
+         .packs_unreadable_only = true, .tail_split = true},
         {.name = "persistent 128x128x64 ws tail-split", .bm = hopper::PersistentNarrowConfig::BM,
          .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(600000),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .needs_sm90a = true, .native_batch = false, .tail_split = true},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
+         .packs_unreadable_only = true, .tail_split = true},
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
         {.name = "persistent 128x128x64 ws cluster-split", .bm = hopper::PersistentNarrowConfig::BM,
@@ -325,24 +342,28 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(600000),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_cluster_split<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .needs_sm90a = true, .native_batch = false, .cluster_split = true},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
+         .packs_unreadable_only = true, .cluster_split = true},
         {.name = "persistent 128x64x64 ws cluster-split", .bm = hopper::PersistentSlimConfig::BM,
          .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(450000),
          .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
          .launch = &launch_persistent_cluster_split<hopper::PersistentSlimConfig, TIn, TOut>,
-         .needs_sm90a = true, .native_batch = false, .fill_k = 200, .cluster_split = true},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false, .fill_k = 200,
+         .packs_unreadable_only = true, .cluster_split = true},
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
-         .needs_sm90a = true, .native_batch = false},
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
+         .packs_unreadable_only = true},
         {.name = "mma_sync_f16 128x128x32 s4", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
          .flop_per_sm_cycle = per_sm_cycle(339000), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg128x128w64x32s4b2<32>>,
-         .launch = &launch_mma_sync_f16<TIn, TOut>},
+         .launch = &launch_mma_sync_f16<TIn, TOut>, .unaligned_time_factor = kRung19Unaligned},
         // For batches of small products; 5 blocks per SM by registers.
         {.name = "mma_sync_f16 64x64x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
          .flop_per_sm_cycle = per_sm_cycle(250200), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg64x64w32x32s4<32>>,
-         .launch = &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>},
+         .launch = &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>,
+         .unaligned_time_factor = kRung19Unaligned},
         {.name = "half_simt 64x64x16", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 4,
          .flop_per_sm_cycle = per_sm_cycle(17100), .smem_bytes = kHalfSimtSmemBytes,
          .launch = &launch_half_simt<TIn, TOut>},
@@ -504,6 +525,11 @@ double clock_ghz(const DeviceCaps& caps) {
     return caps.sm_clock_mhz > 0 ? caps.sm_clock_mhz / 1000.0 : kMeasuredClockGhz;
 }
 
+/// Which 16-bit operands of p are not 16-byte aligned (base or columns).
+WgmmaTf32Packs unaligned_operands(const Problem& p) {
+    return {!tma_readable(p.A, p.lda, 2), !tma_readable(p.B, p.ldb, 2)};
+}
+
 /// What the pack step of `c` covers on problem p: the rows of op(A) and op(B) it packs (m, n,
 /// both or none) and the launches it enqueues (CandidateFor::extra_launches,
 /// packs_unreadable_only).
@@ -515,7 +541,11 @@ struct PackedOperands {
 template <class Args>
 PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
-    const WgmmaTf32Packs packs = wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
+    // TF32 (rung 25) also packs an MN-major op(B); the 16-bit rungs copy only what TMA cannot
+    // read (hopper/repitch.cuh).
+    constexpr int64_t kElementBytes = sizeof(*std::declval<const Args&>().A);
+    const WgmmaTf32Packs packs = kElementBytes == 2 ? unaligned_operands(p)
+                                                   : wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
     return {(packs.a ? p.m : 0) + (packs.b ? p.n : 0), int(packs.a) + int(packs.b)};
 }
 
@@ -533,6 +563,11 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     // The 16-bit k tiles the tail and cluster splits cut k in.
     constexpr int kTileK = hopper::kTileK<2>;
     const int k_tiles = int(ceil_div(k, int64_t(kTileK)));
+    // The pack step (or the 16-bit copy of an unaligned operand): its DRAM traffic and launches.
+    const PackedOperands packed = packed_operands(c, p);
+    const double pack_bytes = c.pack_bytes * double(packed.rows) * double(k) * double(batches);
+    const double pack_ns = (caps.dram_gbps > 0 ? pack_bytes / caps.dram_gbps : 0.0) +
+                           kLaunchNs * packed.launches;
     if (c.tail_split) {
         // The whole waves, then one piece of a split tile, as the launcher plans them; a plan
         // that splits nothing is the plain persistent kernel's, modelled below.
@@ -543,7 +578,7 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
             const double flops = 2.0 * busiest_k * c.bm * c.bn;
             const double partial_bytes = 4.0 * plan.split_blocks() * c.bm * c.bn;
             return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) +
-                   partial_bytes / kTailSplitBytesPerNs + kTailSplitNs;
+                   partial_bytes / kTailSplitBytesPerNs + kTailSplitNs + pack_ns;
         }
     }
     if (c.cluster_split) {
@@ -554,7 +589,7 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
             const double flops = 2.0 * double(kTileK) * double(ceil_div(k_tiles, pieces)) * c.bm * c.bn;
             const double exchange_bytes = 4.0 * c.bm * c.bn;
             return flops / (c.flop_per_sm_cycle * clock_ghz(caps)) + kClusterSplitNs +
-                   exchange_bytes / kClusterSplitBytesPerNs;
+                   exchange_bytes / kClusterSplitBytesPerNs + pack_ns;
         }
     }
     const int64_t resident = std::min<int64_t>(per_sm, resident_blocks(c, caps));
@@ -563,13 +598,15 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     const double util = warps >= saturating ? 1.0 : warps / saturating;
     const double flops =
         2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)) + c.fill_k);
-    const double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
-    const PackedOperands packed = packed_operands(c, p);
-    double bytes = c.pack_bytes * double(packed.rows) * double(k);
-    if (splits > 1) bytes += 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n);
-    const double memory_ns = caps.dram_gbps > 0 ? bytes * double(batches) / caps.dram_gbps : 0.0;
-    const double launch_ns = kLaunchNs * packed.launches + (splits > 1 ? kSplitKNs : 0.0);
-    return compute_ns + memory_ns + launch_ns;
+    double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
+    if (c.unaligned_time_factor != 1) {
+        const WgmmaTf32Packs unaligned = unaligned_operands(p);
+        if (unaligned.a || unaligned.b) compute_ns *= c.unaligned_time_factor;
+    }
+    const double partial_bytes =
+        splits > 1 ? 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n) : 0.0;
+    const double memory_ns = caps.dram_gbps > 0 ? partial_bytes * double(batches) / caps.dram_gbps : 0.0;
+    return compute_ns + memory_ns + (splits > 1 ? kSplitKNs : 0.0) + pack_ns;
 }
 
 /// Calls f(index, candidate, splits) for every option of a call of m x n x k x batches at

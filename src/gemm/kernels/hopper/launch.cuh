@@ -21,6 +21,7 @@
 #include "gemm/kernels/hopper/cluster_split.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/params.hpp"
+#include "gemm/kernels/hopper/repitch.cuh"
 #include "gemm/kernels/hopper/scheduler.cuh"
 #include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
@@ -261,18 +262,48 @@ void make_half_maps(const HalfArgs<TIn, TOut>& g, CUtensorMap& map_a, CUtensorMa
                       : make_operand_map(g.B, g.k, g.n, g.ldb, BN, false, bb);
 }
 
+template <class Rung, class TIn, class TOut>
+void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1);
+
+/// launch_half on copies of the operands TMA cannot read, their columns 128 bytes apart
+/// (repitch.cuh). False, having enqueued nothing, where the copies would still not do (a
+/// dimension past TMA's coordinates) or the workspace cannot be had.
+template <class Rung, class TIn, class TOut>
+bool launch_repitched(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    const StoredOperand<TIn> a = stored_a(g), b = stored_b(g);
+    const auto readable = [](const StoredOperand<TIn>& x) {
+        return operand_feedable(x.data, x.ld) &&
+               (x.count == 1 || batch_feedable(x.stride, x.ld, x.cols, int64_t(sizeof(TIn))));
+    };
+    const bool copy_a = !readable(a), copy_b = !readable(b);
+    const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(TIn) + 255) / 256 * 256 : 0;
+    const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(TIn) : 0;
+    Workspace ws(a_bytes + b_bytes, stream);
+    if (!ws.data()) return false;
+    TIn* a_copy = static_cast<TIn*>(ws.data());
+    TIn* b_copy = reinterpret_cast<TIn*>(static_cast<char*>(ws.data()) + a_bytes);
+    HalfArgs<TIn, TOut> r = g;
+    if (copy_a) r.A = a_copy, r.lda = repitched_ld(a.rows), r.batch.strides.a = repitched_stride(a);
+    if (copy_b) r.B = b_copy, r.ldb = repitched_ld(b.rows), r.batch.strides.b = repitched_stride(b);
+    if (!feedable(r)) return false;
+    if (copy_a) enqueue_repitch(a, a_copy, stream);
+    if (copy_b) enqueue_repitch(b, b_copy, stream);
+    launch_half<Rung>(r, stream, splits);
+    return true; // ws is freed on the stream after the kernel
+}
+
 /// A 16-bit rung's launcher: Rung's kernel on TMA maps of the caller's operands where TMA can
 /// read both (16-byte-aligned base and columns; a strided batch in one launch), k cut into
-/// `splits` slices; anything else takes rung 19's kernel, which handles any alignment and
-/// batches natively too. Rung names its Config, Schedule, Epilogue
-/// (whose prepare_c sets up C's side: rung 24's TMA store), kClusterBlocks, kThreads and
-/// kernel<Math, TOut, TA, TB>().
+/// `splits` slices; an operand TMA cannot read is copied first (launch_repitched), and where
+/// that cannot be, the problem takes rung 19's kernel, which handles any alignment and batches
+/// natively too. Rung names its Config, Schedule, Epilogue (whose prepare_c sets up C's side:
+/// rung 24's TMA store), kClusterBlocks, kThreads and kernel<Math, TOut, TA, TB>().
 template <class Rung, class TIn, class TOut>
-void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1) {
+void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
     if (g.batch.count > 1 && !batches_natively<Rung>())
         throw std::logic_error("a strided batch reached a Hopper rung that runs one product");
     if (!feedable(g)) {
-        launch_mma_sync_f16(g, stream);
+        if (!launch_repitched<Rung>(g, stream, splits)) launch_mma_sync_f16(g, stream);
         return;
     }
     using Cfg = typename Rung::Config;
