@@ -921,6 +921,29 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
             }
 }
 
+// Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy
+// such an operand into workspace with aligned columns first (hopper/repitch.cuh): every op,
+// beta 0 and not, C in the input type and in float, and a strided batch whose later products
+// start unaligned.
+TEST(Repitch, OddLeadingDimensionsThroughTheWgmmaRungs) {
+    REQUIRE_GPU();
+    uint64_t seed = 9300;
+    for (DType dt : {DType::BF16, DType::F16_F32})
+        for (auto [oa, ob] : kOps)
+            for (double beta : {0.0, 0.5}) {
+                Case cs{dt, Layout::RowMajor, oa, ob, {1031, 517, 1029}, 1.0, beta, 0, FillKind::Uniform};
+                DeviceProblem p(cs, seed++, ReferenceSource::Cpu);
+                const cli::RunResult r = p.run_and_check("auto");
+                ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+                EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+                EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+            }
+    for (auto [oa, ob] : kOps)
+        check_all_kernels(batched_case(DType::BF16, Layout::ColMajor, oa, ob, {300, 260, 270, 3}, 1.0,
+                                       0.5, FillKind::SmallIntegers, Broadcast::None, 3),
+                          seed++, true);
+}
+
 // ------------------------------------------------------------------ split-K
 // Shapes whose m x n tiles cannot fill the GPU while k is long: auto's model cuts k into slices
 // there (split-K: split_k.cuh, and inside the wgmma kernel on an sm_90a GPU).
