@@ -79,10 +79,16 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 64, 64, 128, 512, "async_pipeline 64x64x8 s4", 1},
         {DataType::F32, Precision::Default, 128, 128, 64, 1024, "warp_tile 128x128x8", 1},
         {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
-        // Few tiles, long k: split-K on every path. Where TF32 on wgmma packs nothing (op(A)
-        // either way, op(B) K-major) it is the faster; where op(B) is not K-major its pack
-        // kernel (kLaunchNs) and traffic outweigh wgmma's speed over mma.sync.
-        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x256x32 s4 persistent", 16},
+        {DataType::F32, Precision::Tf32, 1536, 1536, 1536, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
+        // Small squares in TF32 mode: rung 16's 64x64 tiles, which start up faster than rung
+        // 25's kernel (its fill_k; 128^3-512^3 measured 6.6-12.7 us against 10.9-18.8 on an
+        // H200). Up to 1024^3 the model keeps them, where rung 25 measured 8-14% faster
+        // (docs/auto.md).
+        {DataType::F32, Precision::Tf32, 128, 128, 128, 1, "tf32 64x64x32 w32x32 s4", 1},
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x64x32 w32x32 s4", 1},
+        // Few tiles, long k: split-K on every path, rung 16's tiles since rung 25's fill (20.4
+        // us for rung 25 in 16 slices against 23.1 measured, H200: docs/auto.md).
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16, true},
         // Small: no pack step; 64x32 tiles, twice 64x64's count, whole (split-K's sum costs
         // more than the second block per SM buys: kSplitKNs).
