@@ -1,8 +1,9 @@
 #pragma once
 // Host side of the Hopper rungs: tensor maps over the caller's operands, the checks that TMA can
-// read them, split-K's slices and workspace, the tail split's plan and scratch, and the launch
-// itself (grid from the rung's schedule, the cluster attribute, the dynamic shared memory the
-// block config asks for). No device code here: the rung files pass their kernel in.
+// read them (and the copy of a 16-bit operand it cannot: repitch.cuh), split-K's slices and
+// workspace, the tail split's plan and scratch, and the launch itself (grid from the rung's
+// schedule, the cluster attribute, the dynamic shared memory the block config asks for). No GEMM
+// kernel here: the rung files pass theirs in.
 
 #include <algorithm>
 #include <cstdint>
