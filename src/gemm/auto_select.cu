@@ -527,8 +527,13 @@ double clock_ghz(const DeviceCaps& caps) {
     return caps.sm_clock_mhz > 0 ? caps.sm_clock_mhz / 1000.0 : kMeasuredClockGhz;
 }
 
+/// Which of op(A) and op(B) a condition holds for.
+struct OperandFlags {
+    bool a = false, b = false;
+};
+
 /// Which 16-bit operands of p are not 16-byte aligned (base or columns).
-WgmmaTf32Packs unaligned_operands(const Problem& p) {
+OperandFlags unaligned_operands(const Problem& p) {
     return {!tma_readable(p.A, p.lda, 2), !tma_readable(p.B, p.ldb, 2)};
 }
 
@@ -546,8 +551,8 @@ PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     // TF32 (rung 25) also packs an MN-major op(B); the 16-bit rungs copy only what TMA cannot
     // read (hopper/repitch.cuh).
     constexpr int64_t kElementBytes = sizeof(*std::declval<const Args&>().A);
-    const WgmmaTf32Packs packs = kElementBytes == 2 ? unaligned_operands(p)
-                                                   : wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
+    const WgmmaTf32Packs tf32 = wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
+    const OperandFlags packs = kElementBytes == 2 ? unaligned_operands(p) : OperandFlags{tf32.a, tf32.b};
     return {(packs.a ? p.m : 0) + (packs.b ? p.n : 0), int(packs.a) + int(packs.b)};
 }
 
@@ -602,7 +607,7 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
         2.0 * double(per_sm) * c.bm * c.bn * double(ceil_div(k, int64_t(splits)) + c.fill_k);
     double compute_ns = flops / (c.flop_per_sm_cycle * clock_ghz(caps) * util);
     if (c.unaligned_time_factor != 1) {
-        const WgmmaTf32Packs unaligned = unaligned_operands(p);
+        const OperandFlags unaligned = unaligned_operands(p);
         if (unaligned.a || unaligned.b) compute_ns *= c.unaligned_time_factor;
     }
     const double partial_bytes =
