@@ -14,10 +14,11 @@
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
-// columns, with the tail-split schedule (hopper/tail_split.cuh) where the last wave of tiles
-// would leave most SMs idle, and with the cluster-split schedule (hopper/cluster_split.cuh)
-// where there are fewer tiles than SMs: each tile's k cut over a cluster, the pieces added in
-// distributed shared memory.
+// columns, with 64 x 64 tiles and a deep ring of stages for batches of small products
+// (PersistentSmallConfig), with the tail-split schedule (hopper/tail_split.cuh) where the last
+// wave of tiles would leave most SMs idle, and with the cluster-split schedule
+// (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
+// cluster, the pieces added in distributed shared memory.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -86,6 +87,7 @@ GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
                                                               cudaStream_t, int);
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
 
 #define GEMMLAB_INSTANTIATE_SPLITS(Cfg, launcher)                                                   \

@@ -19,10 +19,10 @@ struct PersistentSchedule {
 #ifdef GEMMLAB_SM90A
 
 /// C = alpha * acc (beta == 0, 16-bit C) through shared memory: the warpgroup transposes its
-/// accumulators into a 64 x 128 buffer with stmatrix (.trans: each 16-byte row of the buffer is
-/// 8 consecutive rows of one column of C, 128-byte swizzled so that the eight stores of a
-/// matrix hit eight different bank groups), then one thread stores the buffer by TMA, which
-/// clips at the matrix edges. The store runs on while the warpgroup starts the next tile; the
+/// accumulators into a buffer of 64 rows and kStoreCols<BN> columns with stmatrix (.trans: each
+/// 16-byte row of the buffer is 8 consecutive rows of one column of C, 128-byte swizzled so
+/// that the eight stores of a matrix hit eight different bank groups), then one thread stores
+/// the buffer by TMA, which clips at the matrix edges. The store runs on while the warpgroup starts the next tile; the
 /// buffer is reused only after the store has read it (bulk_wait_read).
 template <int BN, class P, class TOut = std::remove_pointer_t<decltype(P::C)>>
 __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN / 2],
@@ -31,19 +31,20 @@ __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN
     static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool leader = threadIdx.x % 128 == 0;
-    const uint32_t buffer = buffers + wg * (64 * kStoreCols * 2);
+    constexpr int kCols = kStoreCols<BN>;
+    const uint32_t buffer = buffers + wg * (64 * kCols * 2);
     // This lane's stored row: matrix q = lane / 8 (q % 2: rows 0-7 or 8-15 of the warp's 16,
     // q / 2: first or second 8-column group of the pair), row r = lane % 8 (a column of C).
     const int q = lane / 8, r = lane % 8;
     const int mchunk = 2 * warp + q % 2; // which 8 of the warpgroup's 64 rows
-    constexpr int kChunks = BN / kStoreCols;
+    constexpr int kChunks = BN / kCols;
 #pragma unroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
         if (leader) bulk_wait_read<0>(); // the previous store has read the buffer
         named_barrier(1 + wg, 128);
 #pragma unroll
-        for (int jp = 0; jp < kStoreCols / 16; ++jp) { // pairs of 8-column groups
-            const int j = chunk * (kStoreCols / 8) + 2 * jp; // first group of the pair
+        for (int jp = 0; jp < kCols / 16; ++jp) { // pairs of 8-column groups
+            const int j = chunk * (kCols / 8) + 2 * jp; // first group of the pair
             uint32_t regs[4];
 #pragma unroll
             for (int mq = 0; mq < 4; ++mq) {
@@ -64,7 +65,7 @@ __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN
         fence_proxy_async();
         named_barrier(1 + wg, 128);
         if (leader) {
-            tma_store_3d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kStoreCols), batch);
+            tma_store_3d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kCols), batch);
             bulk_commit();
         }
     }
@@ -103,7 +104,7 @@ struct TmaStoreEpilogue {
     /// of one 3-D map), and m % 8 == 0: the store clips at the tensor's bounds only in 16-byte
     /// steps along the contiguous dimension (docs/ladder.md, rung 24), so the last rows must end
     /// on a 16-byte boundary.
-    template <class TIn, class TOut, class P>
+    template <class Cfg, class TIn, class TOut, class P>
     static void prepare_c(const HalfArgs<TIn, TOut>& g, P& p, CUtensorMap& map_c) {
         if constexpr (sizeof(TOut) == 2) {
             const MapBatch batch{g.batch.count, g.batch.strides.c};
@@ -111,7 +112,7 @@ struct TmaStoreEpilogue {
                           (!batch.per_product() ||
                            batch_feedable(batch.stride, g.ldc, g.n, int64_t(sizeof(TOut))));
             if (p.tma_store)
-                map_c = make_operand_map(g.C, g.m, g.n, g.ldc, kStoreCols, false, batch);
+                map_c = make_operand_map(g.C, g.m, g.n, g.ldc, kStoreCols<Cfg::BN>, false, batch);
         }
     }
 };

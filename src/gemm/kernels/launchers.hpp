@@ -53,7 +53,8 @@ template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
 /// Rung 24's kernel on one of auto's narrower block tiles, Cfg hopper::PersistentNarrowConfig
-/// (128 x 128) or PersistentSlimConfig (128 x 64); splits > 1: split-K.
+/// (128 x 128), PersistentSlimConfig (128 x 64) or PersistentSmallConfig (64 x 64); splits > 1:
+/// split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig or PersistentNarrowConfig) with

@@ -31,21 +31,27 @@ struct BlockConfig {
 /// the tail split in).
 template <int ElementBytes>
 inline constexpr int kTileK = 128 / ElementBytes;
-/// Rung 24's C staging: one 64 x 128 buffer of 16-bit values per consumer warpgroup.
-inline constexpr int kStoreCols = 128;
-template <int BM>
-inline constexpr int kTmaStoreBytes = (BM / 64) * 64 * kStoreCols * 2;
+/// Rung 24's C staging: one buffer of 64 rows of 16-bit values per consumer warpgroup, as wide
+/// as the tile up to 128 columns (a wider tile is stored 128 columns at a time).
+template <int BN>
+inline constexpr int kStoreCols = BN < 128 ? BN : 128;
+template <int BM, int BN>
+inline constexpr int kTmaStoreBytes = (BM / 64) * 64 * kStoreCols<BN> * 2;
 
 using WgmmaConfig = BlockConfig<128, 128, 4>;                          // rung 20
 using TmaConfig = BlockConfig<128, 128, 4>;                            // rung 21
 using WarpSpecializedConfig = BlockConfig<128, 256, 4>;                // rungs 22, 23
-using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128>>; // rung 24
+using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128, 256>>; // rung 24
 /// Rung 24 for auto's narrow products (attention's P V, n = 64-128; a prefill of 65-128
 /// tokens): half the columns, so six stages of 32 KB fit beside the C staging.
-using PersistentNarrowConfig = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128>>;
+using PersistentNarrowConfig = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128, 128>>;
 /// And for n <= 64 (a prefill of up to 64 tokens against a weight): a quarter of the columns,
-/// eight stages of 24 KB; C from registers (the TMA store's staging is 128 columns wide).
-using PersistentSlimConfig = BlockConfig<128, 64, 8>;
+/// eight stages of 24 KB beside a 64-column C staging.
+using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>>;
+/// For strided batches of products of at most 64 x 64 (attention's small heads): one consumer
+/// warpgroup, and the 16 KB stages so many (13) that a block's loads for the next dozen tiles
+/// are in flight while it multiplies one: such products are a stream of memory, not of math.
+using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;

@@ -74,7 +74,7 @@ struct RegisterEpilogue {
     template <class TOut>
     __device__ __forceinline__ static void drain() {}
     /// Host: nothing to set up for C.
-    template <class Args, class P, class Map>
+    template <class Cfg, class Args, class P, class Map>
     static void prepare_c(const Args&, P&, Map&) {}
 };
 

@@ -313,7 +313,7 @@ void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) 
         CUtensorMap map_a{}, map_b{}, map_c{};
         make_half_maps<Cfg::BM, Cfg::BN, Rung::kClusterBlocks>(g, map_a, map_b);
         Params<Math, TOut> p = half_params<Math>(g);
-        Rung::Epilogue::prepare_c(g, p, map_c);
+        Rung::Epilogue::template prepare_c<Cfg>(g, p, map_c);
         launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
                      Rung::template kernel<Math, TOut, TA, TB>()>(map_a, map_b, map_c, p, stream,
                                                                 splits);
