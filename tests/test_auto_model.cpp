@@ -114,12 +114,16 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // tiles, 128x128 where n = 64 would leave 128x256 three quarters empty.
         {DataType::BF16, Precision::Default, 1024, 1024, 64, 64, "persistent 128x256x64 ws", 1},
         {DataType::BF16, Precision::Default, 2048, 128, 2048, 32, "persistent 128x128x64 ws", 1},
-        // Attention's P V with 64 outputs a row (C 512 x 64 column-major, k = 64): 128x128
-        // tiles half empty rather than 128x64's, whose C from registers costs about 1 us a
-        // tile (fill_k): 25 us against 41 measured (H200).
-        {DataType::BF16, Precision::Default, 512, 64, 64, 512, "persistent 128x128x64 ws", 1},
-        // A batch of 64 x 64 products: one 64x64 tile each, not a quarter-used 128x128 one.
-        {DataType::BF16, Precision::Default, 64, 64, 128, 512, "mma_sync_f16 64x64x32 s4", 1},
+        // Attention's P V with 64 outputs a row (C 512 x 64 column-major, k = 64): 128x64
+        // tiles, their C staged for a TMA store like 128x128's (25.2 us against 128x128's 24.7
+        // on an H200; 41 before the staging).
+        {DataType::BF16, Precision::Default, 512, 64, 64, 512, "persistent 128x64x64 ws", 1},
+        // Batches of 64 x 64 products and a 128^3: one 64x64 tile each, 13 stages deep (at 64^3
+        // x 1024 11.5 us against rung 19's 13.6 and 128x128's 14.3; 128^3 0.98x cuBLAS against
+        // rung 21's 0.65x, H200).
+        {DataType::BF16, Precision::Default, 64, 64, 128, 512, "persistent 64x64x64 ws", 1},
+        {DataType::BF16, Precision::Default, 64, 64, 64, 1024, "persistent 64x64x64 ws", 1},
+        {DataType::BF16, Precision::Default, 128, 128, 128, 1, "persistent 64x64x64 ws", 1},
         // The tail split where the last wave is a few tiles of a long k: a prefill of 512
         // tokens against a 10240 x 8192 weight (160 tiles: one wave, 28 tiles in 4 pieces),
         // and 3000^3 (288 tiles: two waves, 24 tiles in 5 pieces); not where the saved tail is
@@ -127,11 +131,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // 8192^3 (116 and 68 tiles left: under 2 pieces each).
         {DataType::BF16, Precision::Default, 10240, 512, 8192, 1, "persistent 128x256x64 ws tail-split", 1},
         {DataType::BF16, Precision::Default, 3000, 3000, 3000, 1, "persistent 128x256x64 ws tail-split", 1},
-        // Fewer tiles than SMs, long k (a prefill of 64 and 128 tokens against a 2048- and a
-        // 3584-wide weight): each tile's k cut over a cluster of 4 and of 2 blocks, added in
-        // distributed shared memory (no sum kernel).
-        {DataType::BF16, Precision::Default, 2048, 64, 2048, 1, "persistent 128x64x64 ws cluster-split", 1},
-        {DataType::BF16, Precision::Default, 3584, 128, 3584, 1, "persistent 128x64x64 ws cluster-split", 1},
+        // A prefill of 64 and 128 tokens against a 2048- and a 3584-wide weight: 64x64 tiles,
+        // 64 and 112 of them, each whole (8.7 us against the 128x64 cluster split's 9.1, and
+        // 13.9 against 15.0, H200).
+        {DataType::BF16, Precision::Default, 2048, 64, 2048, 1, "persistent 64x64x64 ws", 1},
+        {DataType::BF16, Precision::Default, 3584, 128, 3584, 1, "persistent 64x64x64 ws", 1},
         {DataType::BF16, Precision::Default, 1536, 1536, 1536, 1, "persistent 128x256x64 ws", 1},
         {DataType::BF16, Precision::Default, 8192, 8192, 8192, 1, "persistent 128x256x64 ws", 1},
     };
@@ -152,7 +156,8 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
 // An operand TMA cannot read (an odd leading dimension) is copied for the 16-bit wgmma rungs
 // (hopper/repitch.cuh), and the model counts the copy: its traffic and one launch per copied
 // operand. Rung 19 reads any alignment, at about a quarter of its speed there (measured,
-// docs/auto.md). From 511^3 up an odd product takes the copy; 255^3 keeps rung 19.
+// docs/auto.md). From 255^3 up an odd product takes the copy (at 255^3 onto 64x64 tiles, level
+// with rung 19: 12.4 against 12.3 us on an H200).
 TEST(AutoModel, UnalignedHalfOperandsPayTheirCopy) {
     const auto odd = [](int64_t m, int64_t n, int64_t k, bool odd_a, bool odd_b) {
         Problem p = problem(DataType::BF16, m, n, k);
@@ -185,7 +190,7 @@ TEST(AutoModel, UnalignedHalfOperandsPayTheirCopy) {
     EXPECT_NEAR(model_us(big, "mma_sync_f16 128x128x32 s4"),
                 4 * model_us(aligned, "mma_sync_f16 128x128x32 s4"), 1e-6);
     EXPECT_EQ(auto_choice(odd(255, 255, 255, true, true), h100(), nullptr).candidate,
-                 "mma_sync_f16 64x64x32 s4");
+              "persistent 64x64x64 ws");
 }
 
 // C that one warp tile holds over a short k goes to rung 27 before the model, for every type and

@@ -443,6 +443,45 @@ INSTANTIATE_TEST_SUITE_P(, NarrowTiles,
                              return name;
                          });
 
+// Rung 24's 64-column tiles on strided batches, where the model takes them: 64 x 64 (one
+// consumer warpgroup, 13 stages) for products of at most 64 x 64, 128 x 64 for 64 outputs a
+// row. A 16-bit C with beta == 0 leaves through a 64-column staging buffer by TMA, clipped at
+// the matrix edges (m and n short of a tile); beta != 0 and an FP32 C store from registers.
+// Both layouts (the row-major ones swap m and n) and two op pairs; every batch checked.
+TEST(SixtyFourColumnTiles, EveryBatchOfEveryEdgeIsRight) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    if (dev.sm_count != 132) GTEST_SKIP() << "the picks below are the model's on 132 SMs";
+    struct TileCase {
+        Layout layout;
+        cli::Shape shape;
+        const char* candidate;
+    };
+    const TileCase cases[] = {
+        {Layout::ColMajor, {56, 40, 72, 1024}, "persistent 64x64x64 ws"},
+        {Layout::ColMajor, {64, 64, 64, 1000}, "persistent 64x64x64 ws"},
+        {Layout::RowMajor, {64, 60, 128, 700}, "persistent 64x64x64 ws"},
+        {Layout::ColMajor, {500, 56, 64, 512}, "persistent 128x64x64 ws"},
+        {Layout::RowMajor, {64, 520, 96, 300}, "persistent 128x64x64 ws"},
+    };
+    uint64_t seed = 9900;
+    for (const TileCase& t : cases)
+        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
+            for (auto [op_a, op_b] : {std::pair{Op::N, Op::T}, {Op::T, Op::N}})
+                for (double beta : {0.0, 0.5}) {
+                    const Case cs{dt, t.layout, op_a, op_b, t.shape, 1.5, beta, 0, FillKind::SmallIntegers};
+                    DeviceProblem run(cs, seed++, ReferenceSource::Gpu);
+                    const detail::AutoChoice c = detail::current_auto_choice(run.normalized());
+                    ASSERT_EQ(c.candidate, t.candidate) << cs.describe();
+                    const cli::RunResult r = run.run_and_check("auto");
+                    ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+                    EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+                    EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+                }
+}
+
 // ------------------------------------------------------------------ strided batched GEMM
 // A Case with shape.batch != 1 calls gemm_strided_batched (DeviceProblem: batches stored one
 // after another, batch_gap elements apart, or one shared A or B) and is checked batch by batch
