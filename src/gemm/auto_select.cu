@@ -292,13 +292,14 @@ constexpr double kRepitchBytes = 4;
 /// at 511^3-2047^3 with odd leading dimensions (H200, docs/auto.md).
 constexpr double kRung19Unaligned = 4;
 
-/// What every tile of rung 24's kernel costs whatever its k, in k elements: the pipeline's first
-/// loads and the epilogue (about 1 us a tile at 128x64's rate). Strided batches of 64^3-256^3
-/// products measured 2-6x the model without it on every tile size (H200, docs/auto.md).
-constexpr int kPersistentFillK = 200;
+/// What every tensor-core tile of rungs 19, 21 and 24 costs whatever its k, in k elements: the
+/// pipeline's first loads and the epilogue (about 1 us a tile at 128x64's rate). On strided
+/// batches of 64^3-256^3 products the tiles of rungs 19 and 24 measured 2-8x the model without
+/// it (H200, docs/auto.md), 200 under what every batch implied; rung 21 below.
+constexpr int kTileFillK = 200;
 /// A rate measured (or set) on 4096^3 as the whole call's, net of that fill: 4096^3 models as
 /// before, and only short tiles pay more.
-constexpr double net_of_fill(double gflops) { return gflops * (4096.0 + kPersistentFillK) / 4096.0; }
+constexpr double net_of_fill(double gflops) { return gflops * (4096.0 + kTileFillK) / 4096.0; }
 
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
@@ -308,7 +309,7 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(net_of_fill(677000)),
          .smem_bytes = hopper::PersistentConfig::kSmemBytes, .launch = &launch_persistent<TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_split<TIn, TOut>, .fill_k = kPersistentFillK,
+         .launch_split = &launch_persistent_split<TIn, TOut>, .fill_k = kTileFillK,
          .packs_unreadable_only = true},
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
@@ -319,7 +320,7 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true},
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
         {.name = "persistent 128x64x64 ws", .bm = hopper::PersistentSlimConfig::BM,
          .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(450000),
@@ -327,8 +328,10 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true},
-        // Strided batches of products of at most 64 x 64: one consumer warpgroup and 13 stages.
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
+        // Batches of products of at most 64 x 64, prefills of 32-128 tokens, squares up to 512:
+        // one consumer warpgroup, 13 stages. Its rate is set, not measured at 4096^3: 300000
+        // with the fill puts it within 10% of what it measured on such rows (docs/auto.md).
         {.name = "persistent 64x64x64 ws", .bm = hopper::PersistentSmallConfig::BM,
          .bn = hopper::PersistentSmallConfig::BN, .warps = 8, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(300000),
@@ -336,7 +339,7 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .launch = &whole<&launch_persistent_tiles<hopper::PersistentSmallConfig, TIn, TOut>>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentSmallConfig, TIn, TOut>,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true},
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
         // The same two tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
@@ -345,14 +348,14 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .smem_bytes = hopper::PersistentConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentConfig, TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true, .tail_split = true},
+         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
         {.name = "persistent 128x128x64 ws tail-split", .bm = hopper::PersistentNarrowConfig::BM,
          .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true, .tail_split = true},
+         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
         {.name = "persistent 128x128x64 ws cluster-split", .bm = hopper::PersistentNarrowConfig::BM,
@@ -361,32 +364,29 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_cluster_split<hopper::PersistentNarrowConfig, TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true, .cluster_split = true},
+         .fill_k = kTileFillK, .packs_unreadable_only = true, .cluster_split = true},
         {.name = "persistent 128x64x64 ws cluster-split", .bm = hopper::PersistentSlimConfig::BM,
          .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
          .flop_per_sm_cycle = per_sm_cycle(450000),
          .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
          .launch = &launch_persistent_cluster_split<hopper::PersistentSlimConfig, TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true, .cluster_split = true},
-        // Rung 21 pays the fill too: 1.4-2.1x the model without it at 512^3 and 1024^3 (H200).
+         .fill_k = kTileFillK, .packs_unreadable_only = true, .cluster_split = true},
+        // Rung 21 measured 1.4-2.1x its model without the fill at 512^3 and 1024^3 (H200).
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
          .smem_bytes = hopper::TmaConfig::kSmemBytes, .launch = &launch_tma<TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kPersistentFillK, .packs_unreadable_only = true},
-        // Rung 19's tiles pay a fill too: on batches of 64^3-256^3 products both measured
-        // 2.3-7.8x the model without one (H200, docs/auto.md); 200 k is under what every batch
-        // implied.
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
         {.name = "mma_sync_f16 128x128x32 s4", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 2,
          .flop_per_sm_cycle = per_sm_cycle(339000), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg128x128w64x32s4b2<32>>,
-         .launch = &launch_mma_sync_f16<TIn, TOut>, .fill_k = 200,
+         .launch = &launch_mma_sync_f16<TIn, TOut>, .fill_k = kTileFillK,
          .unaligned_time_factor = kRung19Unaligned},
         // For batches of small products; 5 blocks per SM by registers.
         {.name = "mma_sync_f16 64x64x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 5,
          .flop_per_sm_cycle = per_sm_cycle(250200), .smem_bytes = mma::kMmaSyncF16SmemBytes<mma::Cfg64x64w32x32s4<32>>,
          .launch = &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>, TIn, TOut>,
-         .fill_k = 200, .unaligned_time_factor = kRung19Unaligned},
+         .fill_k = kTileFillK, .unaligned_time_factor = kRung19Unaligned},
         {.name = "half_simt 64x64x16", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 4,
          .flop_per_sm_cycle = per_sm_cycle(17100), .smem_bytes = kHalfSimtSmemBytes,
          .launch = &launch_half_simt<TIn, TOut>},
