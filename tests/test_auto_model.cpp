@@ -125,12 +125,15 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::BF16, Precision::Default, 64, 64, 64, 1024, "persistent 64x64x64 ws", 1},
         {DataType::BF16, Precision::Default, 128, 128, 128, 1, "persistent 64x64x64 ws", 1},
         // The tail split where the last wave is a few tiles of a long k: a prefill of 512
-        // tokens against a 10240 x 8192 weight (160 tiles: one wave, 28 tiles in 4 pieces),
-        // and 3000^3 (288 tiles: two waves, 24 tiles in 5 pieces); not where the saved tail is
-        // short (1536^3: its 12 tiles past a wave of 128x128 ones have 24 k tiles) nor at 4096^3 and
-        // 8192^3 (116 and 68 tiles left: under 2 pieces each).
+        // tokens against a 10240 x 8192 weight (160 tiles: one wave, 28 tiles in 4 pieces); not
+        // where the saved tail is short (1536^3: its 12 tiles past a wave of 128x128 ones have
+        // 24 k tiles) nor at 4096^3 and 8192^3 (116 and 68 tiles left: under 2 pieces each).
         {DataType::BF16, Precision::Default, 10240, 512, 8192, 1, "persistent 128x256x64 ws tail-split", 1},
-        {DataType::BF16, Precision::Default, 3000, 3000, 3000, 1, "persistent 128x256x64 ws tail-split", 1},
+        // 192x192 tiles where 128x256 ones fall just past a whole wave: 3000^3 is 256 tiles (two
+        // waves) against 288 (three), 91.3 us against 128x256's tail split's 116.0; a prefill of
+        // 2048 tokens against a 4608-wide weight 264 against 288, 91.9 us against 118.9 (H200).
+        {DataType::BF16, Precision::Default, 3000, 3000, 3000, 1, "persistent 192x192x64 ws", 1},
+        {DataType::BF16, Precision::Default, 4608, 2048, 3584, 1, "persistent 192x192x64 ws", 1},
         // A prefill of 64 and 128 tokens against a 2048- and a 3584-wide weight: 64x64 tiles,
         // 64 and 112 of them, each whole (8.7 us against the 128x64 cluster split's 9.1, and
         // 13.9 against 15.0, H200).

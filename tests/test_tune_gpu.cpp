@@ -80,11 +80,12 @@ void write_cache(const fs::path& path, const detail::Problem& p, const char* can
 }
 
 /// auto on `cs` with a cache naming `candidate`: takes it, with the slices the call allows, and
-/// meets the bound, with no warning printed.
-void expect_auto_runs(const Case& cs, const char* candidate, int splits, int expect_splits) {
+/// meets the bound (against `reference`), with no warning printed.
+void expect_auto_runs(const Case& cs, const char* candidate, int splits, int expect_splits,
+                      ReferenceSource reference = ReferenceSource::Cpu) {
     TempDir dir;
     const fs::path path = dir.path() / "tune.json";
-    DeviceProblem problem(cs, 4242, ReferenceSource::Cpu);
+    DeviceProblem problem(cs, 4242, reference);
     const detail::Problem p = problem.normalized();
     write_cache(path, p, candidate, splits, detail::device_tune_key(0));
     use_cache(path);
@@ -121,6 +122,32 @@ TEST(TuneGpu, ATunedSplitIsCutToTheCallsK) {
     Case cs{DType::BF16, Layout::RowMajor, Op::N, Op::N, {192, 256, 2112}, 1.0, 0.5, 0, FillKind::Uniform};
     if (hopper) expect_auto_runs(cs, "persistent 128x256x64 ws", 16, 8);
     else expect_auto_runs(cs, "mma_sync_f16 128x128x32 s4", 1, 1);
+}
+
+// Rung 24's 192 x 192 tile (three consumer warpgroups, C staged 64 columns at a time) at every
+// edge: m and n short of a tile, every op pair (K-major and MN-major operands), a 16-bit C with
+// beta == 0 (the TMA store), beta != 0 and an FP32 C (from registers); whole, in two k slices,
+// and with the tail split, whose 7 x 19 = 133 tiles on 132 SMs cut the last tile's 33 k tiles in
+// four pieces. The model picks the tile only on large products, so a cache names it here.
+TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
+    REQUIRE_GPU();
+    if (!detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
+    const struct {
+        cli::Shape shape;
+        const char* candidate;
+        int splits;
+    } runs[] = {{{1000, 700, 300}, "persistent 192x192x64 ws", 1},
+                {{1000, 700, 600}, "persistent 192x192x64 ws", 2},
+                {{1300, 3600, 2083}, "persistent 192x192x64 ws tail-split", 1}};
+    const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+    for (const auto& run : runs)
+        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
+            for (auto [op_a, op_b] : ops)
+                for (double beta : {0.0, 0.5}) {
+                    const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
+                    SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
+                    expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
+                }
 }
 
 // Every option auto may take meets the bound, for every type key: each configuration of each

@@ -311,6 +311,18 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_split<TIn, TOut>, .fill_k = kTileFillK,
          .packs_unreadable_only = true},
+        // Three consumer warpgroups of 64 x 192: where 128 x 256 tiles fall just past a whole
+        // wave (3000^3, a prefill of 2048 tokens against a 4608-wide weight). Per tile it ran
+        // within 1% of 128 x 256 at 4096^3 and 8192^3 (H200); its rate is set 3% under, so that
+        // 8192^3, where its tail split measured 3% slower than 128 x 256 whole, stays there.
+        {.name = "persistent 192x192x64 ws", .bm = hopper::PersistentTallConfig::BM,
+         .bn = hopper::PersistentTallConfig::BN, .warps = 16, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(656700)),
+         .smem_bytes = hopper::PersistentTallConfig::kSmemBytes,
+         .launch = &whole<&launch_persistent_tiles<hopper::PersistentTallConfig, TIn, TOut>>,
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
+         .launch_split = &launch_persistent_tiles<hopper::PersistentTallConfig, TIn, TOut>,
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
         {.name = "persistent 128x128x64 ws", .bm = hopper::PersistentNarrowConfig::BM,
@@ -340,7 +352,7 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentSmallConfig, TIn, TOut>,
          .fill_k = kTileFillK, .packs_unreadable_only = true},
-        // The same two tiles with the tail split: where the last wave would leave most SMs idle
+        // Those tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
          .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
@@ -354,6 +366,13 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
          .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
          .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
+         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
+        {.name = "persistent 192x192x64 ws tail-split", .bm = hopper::PersistentTallConfig::BM,
+         .bn = hopper::PersistentTallConfig::BN, .warps = 16, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(656700)),
+         .smem_bytes = hopper::PersistentTallConfig::kSmemBytes,
+         .launch = &launch_persistent_tail_split<hopper::PersistentTallConfig, TIn, TOut>,
          .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
          .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against

@@ -17,6 +17,8 @@
 // and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
 // s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
 
+#include <algorithm>
+
 #include "gemm/kernels/hopper/cluster_split.cuh"
 #include "gemm/kernels/hopper/epilogue.cuh"
 #include "gemm/kernels/hopper/launch.cuh"
@@ -29,9 +31,12 @@
 namespace gemmlab::detail::hopper {
 
 /// Registers per thread after setmaxnreg: the producer needs few (it only addresses TMA), the
-/// consumers many (BN / 2 accumulators each).
+/// consumers many (BN / 2 accumulators each): what the 64 K registers of an SM leave them, in
+/// multiples of 8, at most 232. The launch gives every thread the same share (512 per 128
+/// threads of each warpgroup), so three consumers get 152, one or two 232.
 inline constexpr int kProducerRegisters = 40;
-inline constexpr int kConsumerRegisters = 232;
+template <int Consumers>
+inline constexpr int kConsumerRegisters = std::min(232, (65536 / 128 - kProducerRegisters) / Consumers / 8 * 8);
 
 /// A math policy that keeps a k tile's wgmma in flight while it reads register sets the tile
 /// before wrote (FP8's and 3xTF32's interval sums): its k_tile takes the tile's parity (0, 1
@@ -91,7 +96,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                 cluster_sync();
             }
     } else { // a consumer warpgroup
-        setmaxnreg_inc<kConsumerRegisters>();
+        setmaxnreg_inc<kConsumerRegisters<Cfg::kConsumers>>();
         const int wg = threadIdx.x / 128;
         typename AccumulatorOf<Math>::type acc[Cfg::BN / 2] = {};
         typename Math::template Consumer<Layout> mma;

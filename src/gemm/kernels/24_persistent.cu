@@ -14,7 +14,8 @@
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
-// columns, with 64 x 64 tiles and a deep ring of stages for batches of small products
+// columns, with 192 x 192 tiles of three consumer warpgroups (PersistentTallConfig) where
+// 128 x 256 tiles fall just past a whole wave, with 64 x 64 tiles and a deep ring of stages for batches of small products
 // (PersistentSmallConfig), with the tail-split schedule (hopper/tail_split.cuh) where the last
 // wave of tiles would leave most SMs idle, and with the cluster-split schedule
 // (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
@@ -88,6 +89,7 @@ GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
 
 #define GEMMLAB_INSTANTIATE_SPLITS(Cfg, launcher)                                                   \
@@ -99,6 +101,7 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
     template void launcher<Cfg, __half, float>(const HalfArgs<__half, float>&, cudaStream_t);
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_tail_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentTallConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_cluster_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_cluster_split)
 #undef GEMMLAB_INSTANTIATE_SPLITS

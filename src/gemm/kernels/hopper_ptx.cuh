@@ -70,6 +70,9 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
     GEMMLAB_R0_31 ", "                                                                             \
     GEMMLAB_R(32, 33, 34, 35, 36, 37, 38, 39) ", " GEMMLAB_R(40, 41, 42, 43, 44, 45, 46, 47) ", "  \
     GEMMLAB_R(48, 49, 50, 51, 52, 53, 54, 55) ", " GEMMLAB_R(56, 57, 58, 59, 60, 61, 62, 63)
+#define GEMMLAB_R64_95                                                                             \
+    GEMMLAB_R(64, 65, 66, 67, 68, 69, 70, 71) ", " GEMMLAB_R(72, 73, 74, 75, 76, 77, 78, 79) ", "  \
+    GEMMLAB_R(80, 81, 82, 83, 84, 85, 86, 87) ", " GEMMLAB_R(88, 89, 90, 91, 92, 93, 94, 95)
 #define GEMMLAB_R64_127                                                                            \
     GEMMLAB_R(64, 65, 66, 67, 68, 69, 70, 71) ", " GEMMLAB_R(72, 73, 74, 75, 76, 77, 78, 79) ", "  \
     GEMMLAB_R(80, 81, 82, 83, 84, 85, 86, 87) ", " GEMMLAB_R(88, 89, 90, 91, 92, 93, 94, 95) ", "  \
@@ -91,6 +94,12 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
                  " {" GEMMLAB_R0_63 "}, %64, %65, p, 1, 1, %67, %68;\n}"                           \
                  : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32)                                       \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
+#define GEMMLAB_WGMMA_N192(type)                                                                   \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n192k16.f32." type "." type                      \
+                 " {" GEMMLAB_R0_63 ", " GEMMLAB_R64_95 "}, %96, %97, p, 1, 1, %99, %100;\n}"     \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32), GEMMLAB_ACC32(d, 64)                 \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define GEMMLAB_WGMMA_N256(type)                                                                   \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                     \
                  "wgmma.mma_async.sync.aligned.m64n256k16.f32." type "." type                      \
@@ -102,7 +111,7 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
 template <class TIn, int N, int TransA, int TransB>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                       int scale_d) {
-    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128 and 256");
+    static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wrapped for N = 64, 128, 192 and 256");
     constexpr bool kBf16 = std::is_same_v<TIn, __nv_bfloat16>;
     static_assert(kBf16 || std::is_same_v<TIn, __half>, "bf16 or f16 inputs");
     if constexpr (N == 64) {
@@ -111,6 +120,9 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
     } else if constexpr (N == 128) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N128("bf16");
         else GEMMLAB_WGMMA_N128("f16");
+    } else if constexpr (N == 192) {
+        if constexpr (kBf16) GEMMLAB_WGMMA_N192("bf16");
+        else GEMMLAB_WGMMA_N192("f16");
     } else {
         if constexpr (kBf16) GEMMLAB_WGMMA_N256("bf16");
         else GEMMLAB_WGMMA_N256("f16");
@@ -224,9 +236,11 @@ __device__ __forceinline__ void wgmma_s8_n256(int32_t (&d)[128], uint64_t desc_a
 #undef GEMMLAB_WGMMA_TF32_N256
 #undef GEMMLAB_WGMMA_TF32_N128
 #undef GEMMLAB_WGMMA_N256
+#undef GEMMLAB_WGMMA_N192
 #undef GEMMLAB_WGMMA_N128
 #undef GEMMLAB_WGMMA_N64
 #undef GEMMLAB_R64_127
+#undef GEMMLAB_R64_95
 #undef GEMMLAB_R0_63
 #undef GEMMLAB_R0_31
 #undef GEMMLAB_R

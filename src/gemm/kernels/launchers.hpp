@@ -52,20 +52,21 @@ template <class TIn, class TOut> void launch_tma(const HalfArgs<TIn, TOut>&, cud
 template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn, TOut>&, cudaStream_t);  // 22
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
-/// Rung 24's kernel on one of auto's narrower block tiles, Cfg hopper::PersistentNarrowConfig
-/// (128 x 128), PersistentSlimConfig (128 x 64) or PersistentSmallConfig (64 x 64); splits > 1:
-/// split-K.
+/// Rung 24's kernel on one of auto's other block tiles, Cfg hopper::PersistentNarrowConfig
+/// (128 x 128), PersistentSlimConfig (128 x 64), PersistentSmallConfig (64 x 64) or
+/// PersistentTallConfig (192 x 192); splits > 1: split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
-/// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig or PersistentNarrowConfig) with
-/// the tail-split schedule: the tiles past the last whole wave cut along k
-/// (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
+/// PersistentTallConfig) with the tail-split schedule: the tiles past the last whole wave cut
+/// along k (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
-/// Rung 24's kernel on block tile Cfg (any of the three) with the cluster-split schedule: a
-/// product of fewer tiles than SMs, each tile's k cut over a cluster of up to 8 blocks that add
-/// their pieces in distributed shared memory (hopper/cluster_split.cuh). One product; a strided
-/// batch, or tiles enough to fill the SMs, runs whole tiles, one block each.
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentNarrowConfig or PersistentSlimConfig)
+/// with the cluster-split schedule: a product of fewer tiles than SMs, each tile's k cut over a
+/// cluster of up to 8 blocks that add their pieces in distributed shared memory
+/// (hopper/cluster_split.cuh). One product; a strided batch, or tiles enough to fill the SMs,
+/// runs whole tiles, one block each.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
 

@@ -21,8 +21,8 @@ struct BlockConfig {
     /// start to the 128-byte swizzle's 1024-byte pattern.
     static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
 
-    static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of m64");
-    static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+    static_assert(BM == 64 || BM == 128 || BM == 192, "one to three consumer warpgroups of m64");
+    static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma n64, n128, n192 or n256");
     static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
@@ -32,9 +32,10 @@ struct BlockConfig {
 template <int ElementBytes>
 inline constexpr int kTileK = 128 / ElementBytes;
 /// Rung 24's C staging: one buffer of 64 rows of 16-bit values per consumer warpgroup, as wide
-/// as the tile up to 128 columns (a wider tile is stored 128 columns at a time).
+/// as the tile up to 128 columns; a wider tile is stored 128 columns at a time, or 64 where 128
+/// does not divide it (192).
 template <int BN>
-inline constexpr int kStoreCols = BN < 128 ? BN : 128;
+inline constexpr int kStoreCols = BN <= 128 ? BN : BN % 128 == 0 ? 128 : 64;
 template <int BM, int BN>
 inline constexpr int kTmaStoreBytes = (BM / 64) * 64 * kStoreCols<BN> * 2;
 
@@ -52,6 +53,10 @@ using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>>
 /// warpgroup, and the 16 KB stages so many (13) that a block's loads for the next dozen tiles
 /// are in flight while it multiplies one: such products are a stream of memory, not of math.
 using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>;
+/// For products whose 128 x 256 tiles fall just past a whole wave (3000^3: 288 tiles on 132
+/// SMs, three waves; in 192 x 192 tiles 256, two): three consumer warpgroups of 64 x 192, four
+/// stages of 48 KB beside a staging of 64 columns.
+using PersistentTallConfig = BlockConfig<192, 192, 4, 1, kTmaStoreBytes<192, 192>>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
