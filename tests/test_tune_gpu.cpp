@@ -124,11 +124,12 @@ TEST(TuneGpu, ATunedSplitIsCutToTheCallsK) {
     else expect_auto_runs(cs, "mma_sync_f16 128x128x32 s4", 1, 1);
 }
 
-// Rung 24's 192 x 192 tile (three consumer warpgroups, C staged 64 columns at a time) at every
-// edge: m and n short of a tile, every op pair (K-major and MN-major operands), a 16-bit C with
-// beta == 0 (the TMA store), beta != 0 and an FP32 C (from registers); whole, in two k slices,
-// and with the tail split, whose 7 x 19 = 133 tiles on 132 SMs cut the last tile's 33 k tiles in
-// four pieces. The model picks the tile only on large products, so a cache names it here.
+// Rung 24's 192-row tiles (three consumer warpgroups; 192 x 192 stages C 64 columns at a time,
+// 192 x 128 128 at a time) at every edge: m and n short of a tile, every op pair (K-major and
+// MN-major operands), a 16-bit C with beta == 0 (the TMA store), beta != 0 and an FP32 C (from
+// registers); whole, in two k slices, and 192 x 192 with the tail split, whose 7 x 19 = 133
+// tiles on 132 SMs cut the last tile's 33 k tiles in four pieces. The model picks these tiles
+// only on some products, so a cache names them here.
 TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
     REQUIRE_GPU();
     if (!detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
@@ -138,7 +139,9 @@ TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
         int splits;
     } runs[] = {{{1000, 700, 300}, "persistent 192x192x64 ws", 1},
                 {{1000, 700, 600}, "persistent 192x192x64 ws", 2},
-                {{1300, 3600, 2083}, "persistent 192x192x64 ws tail-split", 1}};
+                {{1300, 3600, 2083}, "persistent 192x192x64 ws tail-split", 1},
+                {{1000, 700, 300}, "persistent 192x128x64 ws", 1},
+                {{1000, 700, 600}, "persistent 192x128x64 ws", 2}};
     const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
     for (const auto& run : runs)
         for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})

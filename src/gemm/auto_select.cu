@@ -323,6 +323,17 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
          .needs_sm90a = true, .pack_bytes = kRepitchBytes,
          .launch_split = &launch_persistent_tiles<hopper::PersistentTallConfig, TIn, TOut>,
          .fill_k = kTileFillK, .packs_unreadable_only = true},
+        // And 192 x 128 where 128 x 256 tiles are a lone wave that leaves many SMs idle (1536^3,
+        // a prefill of 512 tokens against a 4608-wide weight). Its rate is set to 128 x 128's,
+        // whose wgmma are as wide, not measured.
+        {.name = "persistent 192x128x64 ws", .bm = hopper::PersistentTallNarrowConfig::BM,
+         .bn = hopper::PersistentTallNarrowConfig::BN, .warps = 16, .blocks_per_sm = 1,
+         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
+         .smem_bytes = hopper::PersistentTallNarrowConfig::kSmemBytes,
+         .launch = &whole<&launch_persistent_tiles<hopper::PersistentTallNarrowConfig, TIn, TOut>>,
+         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
+         .launch_split = &launch_persistent_tiles<hopper::PersistentTallNarrowConfig, TIn, TOut>,
+         .fill_k = kTileFillK, .packs_unreadable_only = true},
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
         {.name = "persistent 128x128x64 ws", .bm = hopper::PersistentNarrowConfig::BM,

@@ -14,8 +14,9 @@
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
-// columns, with 192 x 192 tiles of three consumer warpgroups (PersistentTallConfig) where
-// 128 x 256 tiles fall just past a whole wave, with 64 x 64 tiles and a deep ring of stages for batches of small products
+// columns, with 192 x 192 and 192 x 128 tiles of three consumer warpgroups (PersistentTallConfig,
+// PersistentTallNarrowConfig) where 128 x 256 tiles fall just past a whole wave or leave a lone
+// wave's SMs idle, with 64 x 64 tiles and a deep ring of stages for batches of small products
 // (PersistentSmallConfig), with the tail-split schedule (hopper/tail_split.cuh) where the last
 // wave of tiles would leave most SMs idle, and with the cluster-split schedule
 // (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
@@ -90,6 +91,7 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallNarrowConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
 
 #define GEMMLAB_INSTANTIATE_SPLITS(Cfg, launcher)                                                   \

@@ -53,8 +53,9 @@ template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
 /// Rung 24's kernel on one of auto's other block tiles, Cfg hopper::PersistentNarrowConfig
-/// (128 x 128), PersistentSlimConfig (128 x 64), PersistentSmallConfig (64 x 64) or
-/// PersistentTallConfig (192 x 192); splits > 1: split-K.
+/// (128 x 128), PersistentSlimConfig (128 x 64), PersistentSmallConfig (64 x 64),
+/// PersistentTallConfig (192 x 192) or PersistentTallNarrowConfig (192 x 128); splits > 1:
+/// split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or

@@ -57,6 +57,9 @@ using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>
 /// SMs, three waves; in 192 x 192 tiles 256, two): three consumer warpgroups of 64 x 192, four
 /// stages of 48 KB beside a staging of 64 columns.
 using PersistentTallConfig = BlockConfig<192, 192, 4, 1, kTmaStoreBytes<192, 192>>;
+/// And 192 x 128, for products whose 128 x 256 tiles are a lone wave that leaves many SMs idle
+/// (1536^3: 72 tiles; in 192 x 128 tiles 96): four stages of 40 KB beside a 128-column staging.
+using PersistentTallNarrowConfig = BlockConfig<192, 128, 4, 1, kTmaStoreBytes<192, 128>>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
