@@ -889,6 +889,19 @@ void check_split_schedule(const SplitScheduleCase& sc, bool ta, bool tb, float b
     EXPECT_EQ(r.unwritten, 0) << what;
 }
 
+/// check_split_schedule over every case, op pair and beta (0 and 0.5), with BF16 C and with a
+/// float C from FP16 inputs.
+template <size_t N>
+void check_every_split_schedule(const SplitScheduleCase (&cases)[N], uint64_t seed) {
+    for (const auto& c : cases)
+        for (auto [ta, tb] : kOps)
+            for (float beta : {0.0f, 0.5f}) {
+                const bool t_a = ta == Op::T, t_b = tb == Op::T;
+                check_split_schedule<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
+                check_split_schedule<__half, float>(c, t_a, t_b, beta, seed += 3);
+            }
+}
+
 TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
@@ -912,14 +925,7 @@ TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
         split += tiles >= dev.sm_count && rest > 0 && std::min<int64_t>(dev.sm_count / rest, k_tiles / 8) >= 2;
     }
     EXPECT_GE(split, 4);
-    uint64_t seed = 7700;
-    for (const auto& c : cases)
-        for (auto [ta, tb] : kOps)
-            for (float beta : {0.0f, 0.5f}) {
-                const bool t_a = ta == Op::T, t_b = tb == Op::T;
-                check_split_schedule<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
-                check_split_schedule<__half, float>(c, t_a, t_b, beta, seed += 3);
-            }
+    check_every_split_schedule(cases, 7700);
 }
 
 // auto's cluster-split candidates (rung 24's kernel with hopper/cluster_split.cuh's schedule),
@@ -950,14 +956,7 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
         split += std::min<int64_t>({8, dev.sm_count / tiles, k_tiles / 4}) >= 2;
     }
     EXPECT_GE(split, 4);
-    uint64_t seed = 9100;
-    for (const auto& c : cases)
-        for (auto [ta, tb] : kOps)
-            for (float beta : {0.0f, 0.5f}) {
-                const bool t_a = ta == Op::T, t_b = tb == Op::T;
-                check_split_schedule<__nv_bfloat16, __nv_bfloat16>(c, t_a, t_b, beta, seed += 3);
-                check_split_schedule<__half, float>(c, t_a, t_b, beta, seed += 3);
-            }
+    check_every_split_schedule(cases, 9100);
 }
 
 // Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy

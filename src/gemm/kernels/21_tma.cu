@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(TmaConfig::kConsumers * 128, 1)
     if (threadIdx.x == 0) {
         tma_prefetch_map(&map_a);
         tma_prefetch_map(&map_b);
-        pipe.init(4 * Cfg::kConsumers);
+        pipe.init(Cfg::kConsumerWarps);
     }
     __syncthreads();
 

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     if (threadIdx.x == 0) {
         tma_prefetch_map(&map_a);
         tma_prefetch_map(&map_b);
-        pipe.init(4 * Cfg::kConsumers);
+        pipe.init(Cfg::kConsumerWarps);
     }
     Cluster::sync(); // every block's barriers exist before any arrival reaches them
 
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                 // registers (the warpgroup's TMA store needs all four warps, which may not all
                 // be last).
                 if (w.shared_tile >= 0) {
-                    if (tail_split_sum<Cfg::BN, 4 * Cfg::kConsumers>(
+                    if (tail_split_sum<Cfg::BN, Cfg::kConsumerWarps>(
                             p.tail_split, p.split_partials, p.split_counters, acc, w.shared_tile,
                             wg, (threadIdx.x / 32) % 4))
                         store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C, p.ldc, p.alpha, p.beta,

@@ -11,7 +11,7 @@ namespace gemmlab::detail::hopper {
 /// grouped order; the producer runs ahead across unit boundaries.
 struct PersistentSchedule {
     static int grid(int64_t units, int sms, int cluster_blocks) {
-        return int(std::min<int64_t>(units, sms / cluster_blocks * cluster_blocks));
+        return persistent_grid(units, sms, cluster_blocks);
     }
     __device__ __forceinline__ static int step(int) { return int(gridDim.x); }
 };

@@ -5,6 +5,9 @@
 
 namespace gemmlab::detail::hopper {
 
+/// Warps in a warpgroup, the unit that issues wgmma.
+inline constexpr int kWarpgroupWarps = 4;
+
 /// A block of BM x BN outputs (BM / 64 consumer warpgroups of 64 rows each), Stages k tiles of
 /// 128 bytes in flight, Parts tiles per operand and stage (3xTF32: a big and a small part), and
 /// StoreBytes of shared memory for staging C (rung 24's TMA store).
@@ -13,6 +16,7 @@ struct BlockConfig {
     static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kParts = Parts_;
     static constexpr int kStoreBytes = StoreBytes_;
     static constexpr int kConsumers = BM / 64; // warpgroups issuing wgmma
+    static constexpr int kConsumerWarps = kConsumers * kWarpgroupWarps;
     /// Per stage: Parts x (BM + BN) rows of 128 bytes (A's tiles first, then B's).
     static constexpr int kStageBytes = kParts * (BM + BN) * 128;
     static constexpr int kStoreOffset = kStages * kStageBytes; // a multiple of 1024

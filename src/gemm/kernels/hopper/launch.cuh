@@ -108,6 +108,14 @@ inline bool batch_feedable(int64_t stride, int64_t ld, int64_t outer, int64_t el
     return stride == 0 || ((stride * elem_bytes) % 16 == 0 && stride >= ld * outer);
 }
 
+/// True when TMA can read the stored operand x: its base and columns (operand_feedable) and, for
+/// a batch's own matrices, their stride (batch_feedable).
+template <class TIn>
+bool stored_readable(const StoredOperand<TIn>& x) {
+    return operand_feedable(x.data, x.ld) &&
+           (x.count == 1 || batch_feedable(x.stride, x.ld, x.cols, int64_t(sizeof(TIn))));
+}
+
 /// Units of work a launch may hold (WorkUnits counts them in int).
 inline constexpr int64_t kMaxUnits = (int64_t(1) << 31) - 1;
 
@@ -118,15 +126,12 @@ inline constexpr int64_t kMaxUnits = (int64_t(1) << 31) - 1;
 template <class TIn, class TOut>
 bool feedable(const HalfArgs<TIn, TOut>& g) {
     constexpr int64_t kCoordLimit = int64_t(1) << 31;
-    constexpr int64_t kElem = sizeof(TIn);
     const auto& b = g.batch;
     const bool batch_ok =
         b.count == 1 ||
         (b.count < kCoordLimit &&
-         batch_feedable(b.strides.a, g.lda, g.trans_a ? g.m : g.k, kElem) &&
-         batch_feedable(b.strides.b, g.ldb, g.trans_b ? g.k : g.n, kElem) &&
          ceil_div(g.m, int64_t(64)) * ceil_div(g.n, int64_t(128)) * b.count <= kMaxUnits);
-    return operand_feedable(g.A, g.lda) && operand_feedable(g.B, g.ldb) && g.m < kCoordLimit &&
+    return stored_readable(stored_a(g)) && stored_readable(stored_b(g)) && g.m < kCoordLimit &&
            g.n < kCoordLimit && g.k < kCoordLimit && batch_ok;
 }
 
@@ -198,7 +203,7 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
         const size_t partial_bytes = size_t(plan.split_blocks()) * Cfg::BM * Cfg::BN * sizeof(float);
         void* mem = nullptr;
         if (plan.split_tiles > 0 &&
-            size_t(plan.split_tiles) * 4 * Cfg::kConsumers * sizeof(unsigned) <= counter_bytes) {
+            size_t(plan.split_tiles) * Cfg::kConsumerWarps * sizeof(unsigned) <= counter_bytes) {
             scratch.emplace(counter_bytes + partial_bytes, counter_bytes, stream);
             mem = scratch->data();
             if (!mem) {
@@ -272,11 +277,7 @@ void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits =
 template <class Rung, class TIn, class TOut>
 bool launch_repitched(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
     const StoredOperand<TIn> a = stored_a(g), b = stored_b(g);
-    const auto readable = [](const StoredOperand<TIn>& x) {
-        return operand_feedable(x.data, x.ld) &&
-               (x.count == 1 || batch_feedable(x.stride, x.ld, x.cols, int64_t(sizeof(TIn))));
-    };
-    const bool copy_a = !readable(a), copy_b = !readable(b);
+    const bool copy_a = !stored_readable(a), copy_b = !stored_readable(b);
     const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(TIn) + 255) / 256 * 256 : 0;
     const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(TIn) : 0;
     Workspace ws(a_bytes + b_bytes, stream);

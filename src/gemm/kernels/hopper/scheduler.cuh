@@ -61,6 +61,12 @@ struct WorkUnits {
     }
 };
 
+/// The persistent schedules' grid: one block per SM in whole clusters, and no more blocks than
+/// units.
+inline int persistent_grid(int64_t units, int sms, int cluster_blocks) {
+    return int(std::min<int64_t>(units, sms / cluster_blocks * cluster_blocks));
+}
+
 /// A schedule that shares tiles out along k (tail_split.cuh's TailSplitSchedule) hands a block its
 /// units itself; the others give block b units b, b + step, b + 2 step, ...
 template <class Schedule>

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gemm/kernels/hopper/configs.hpp"
 #include "gemm/kernels/hopper/scheduler.cuh"
 
 namespace gemmlab::detail::hopper {
@@ -74,7 +75,7 @@ inline TailSplitPlan plan_tail_split(int64_t tiles, int k_tiles, int blocks) {
 struct TailSplitSchedule {
     static constexpr bool kSplitsTail = true;
     static int grid(int64_t units, int sms, int cluster_blocks) {
-        return int(std::min<int64_t>(units, sms / cluster_blocks * cluster_blocks));
+        return persistent_grid(units, sms, cluster_blocks);
     }
     template <class Units, class F>
     __device__ __forceinline__ static void for_each(const Units& units, const TailSplitPlan& plan, F&& f) {
@@ -110,7 +111,7 @@ __device__ __forceinline__ bool tail_split_sum(const TailSplitPlan& plan, float*
                                                int wg, int warp) {
     constexpr int kChunks = BN / 8; // float4s per lane
     const int lane = threadIdx.x % 32;
-    const int warp_slot = wg * 4 + warp;
+    const int warp_slot = wg * kWarpgroupWarps + warp;
     auto slot = [&](int block) {
         return reinterpret_cast<float4*>(partials) + (block * kWarps + warp_slot) * kChunks * 32 + lane;
     };
