@@ -301,107 +301,80 @@ constexpr int kTileFillK = 200;
 /// before, and only short tiles pay more.
 constexpr double net_of_fill(double gflops) { return gflops * (4096.0 + kTileFillK) / 4096.0; }
 
+/// How a rung 24 candidate runs its tiles: whole, its k slices inside the kernel (`Whole`), or
+/// one product only under the tail split or the cluster split.
+enum class PersistentForm { Whole, TailSplit, ClusterSplit };
+
+/// A rung 24 candidate on block config Cfg: tile, warps (the consumer warpgroups and the
+/// producer's) and shared memory come from Cfg, the rate from the caller; every form pays the
+/// fill and copies only the operands TMA cannot read.
+template <class Cfg, PersistentForm Form, class TIn, class TOut>
+HalfCandidate<TIn, TOut> persistent_candidate(const char* name, double gflops) {
+    HalfCandidate<TIn, TOut> c{.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
+                               .warps = (Cfg::kConsumers + 1) * hopper::kWarpgroupWarps,
+                               .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(gflops),
+                               .smem_bytes = Cfg::kSmemBytes, .launch = nullptr, .needs_sm90a = true,
+                               .pack_bytes = kRepitchBytes, .fill_k = kTileFillK,
+                               .packs_unreadable_only = true};
+    if constexpr (Form == PersistentForm::Whole) {
+        c.launch = &whole<&launch_persistent_tiles<Cfg, TIn, TOut>>;
+        c.launch_split = &launch_persistent_tiles<Cfg, TIn, TOut>;
+    } else {
+        c.native_batch = false;
+        if constexpr (Form == PersistentForm::TailSplit) {
+            c.launch = &launch_persistent_tail_split<Cfg, TIn, TOut>;
+            c.tail_split = true;
+        } else {
+            c.launch = &launch_persistent_cluster_split<Cfg, TIn, TOut>;
+            c.cluster_split = true;
+        }
+    }
+    return c;
+}
+
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
+    using hopper::PersistentConfig, hopper::PersistentTallConfig, hopper::PersistentTallNarrowConfig,
+        hopper::PersistentNarrowConfig, hopper::PersistentSlimConfig, hopper::PersistentSmallConfig;
+    constexpr auto whole_tiles = PersistentForm::Whole, tail_split = PersistentForm::TailSplit,
+                   cluster_split = PersistentForm::ClusterSplit;
     static const HalfCandidate<TIn, TOut> list[] = {
-        {.name = "persistent 128x256x64 ws", .bm = hopper::PersistentConfig::BM,
-         .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(677000)),
-         .smem_bytes = hopper::PersistentConfig::kSmemBytes, .launch = &launch_persistent<TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_split<TIn, TOut>, .fill_k = kTileFillK,
-         .packs_unreadable_only = true},
+        persistent_candidate<PersistentConfig, whole_tiles, TIn, TOut>("persistent 128x256x64 ws",
+                                                                       net_of_fill(677000)),
         // Three consumer warpgroups of 64 x 192: where 128 x 256 tiles fall just past a whole
         // wave (3000^3, a prefill of 2048 tokens against a 4608-wide weight). Per tile it ran
         // within 1% of 128 x 256 at 4096^3 and 8192^3 (H200); its rate is set 3% under, so that
         // 8192^3, where its tail split measured 3% slower than 128 x 256 whole, stays there.
-        {.name = "persistent 192x192x64 ws", .bm = hopper::PersistentTallConfig::BM,
-         .bn = hopper::PersistentTallConfig::BN, .warps = 16, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(656700)),
-         .smem_bytes = hopper::PersistentTallConfig::kSmemBytes,
-         .launch = &whole<&launch_persistent_tiles<hopper::PersistentTallConfig, TIn, TOut>>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentTallConfig, TIn, TOut>,
-         .fill_k = kTileFillK, .packs_unreadable_only = true},
+        persistent_candidate<PersistentTallConfig, whole_tiles, TIn, TOut>("persistent 192x192x64 ws",
+                                                                           net_of_fill(656700)),
         // And 192 x 128 where 128 x 256 tiles are a lone wave that leaves many SMs idle (1536^3,
         // a prefill of 512 tokens against a 4608-wide weight). Its rate is set to 128 x 128's,
         // whose wgmma are as wide, not measured.
-        {.name = "persistent 192x128x64 ws", .bm = hopper::PersistentTallNarrowConfig::BM,
-         .bn = hopper::PersistentTallNarrowConfig::BN, .warps = 16, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
-         .smem_bytes = hopper::PersistentTallNarrowConfig::kSmemBytes,
-         .launch = &whole<&launch_persistent_tiles<hopper::PersistentTallNarrowConfig, TIn, TOut>>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentTallNarrowConfig, TIn, TOut>,
-         .fill_k = kTileFillK, .packs_unreadable_only = true},
+        persistent_candidate<PersistentTallNarrowConfig, whole_tiles, TIn, TOut>("persistent 192x128x64 ws",
+                                                                                 net_of_fill(600000)),
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
-        {.name = "persistent 128x128x64 ws", .bm = hopper::PersistentNarrowConfig::BM,
-         .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
-         .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
-         .launch = &whole<&launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .fill_k = kTileFillK, .packs_unreadable_only = true},
-        {.name = "persistent 128x64x64 ws", .bm = hopper::PersistentSlimConfig::BM,
-         .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(450000),
-         .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
-         .launch = &whole<&launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentSlimConfig, TIn, TOut>,
-         .fill_k = kTileFillK, .packs_unreadable_only = true},
+        persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>("persistent 128x128x64 ws",
+                                                                             net_of_fill(600000)),
+        persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>("persistent 128x64x64 ws", 450000),
         // Batches of products of at most 64 x 64, prefills of 32-128 tokens, squares up to 512:
         // one consumer warpgroup, 13 stages. Its rate is set, not measured at 4096^3: 300000
         // with the fill puts it within 10% of what it measured on such rows (docs/auto.md).
-        {.name = "persistent 64x64x64 ws", .bm = hopper::PersistentSmallConfig::BM,
-         .bn = hopper::PersistentSmallConfig::BN, .warps = 8, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(300000),
-         .smem_bytes = hopper::PersistentSmallConfig::kSmemBytes,
-         .launch = &whole<&launch_persistent_tiles<hopper::PersistentSmallConfig, TIn, TOut>>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes,
-         .launch_split = &launch_persistent_tiles<hopper::PersistentSmallConfig, TIn, TOut>,
-         .fill_k = kTileFillK, .packs_unreadable_only = true},
+        persistent_candidate<PersistentSmallConfig, whole_tiles, TIn, TOut>("persistent 64x64x64 ws", 300000),
         // Those tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
-        {.name = "persistent 128x256x64 ws tail-split", .bm = hopper::PersistentConfig::BM,
-         .bn = hopper::PersistentConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(677000)),
-         .smem_bytes = hopper::PersistentConfig::kSmemBytes,
-         .launch = &launch_persistent_tail_split<hopper::PersistentConfig, TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
-        {.name = "persistent 128x128x64 ws tail-split", .bm = hopper::PersistentNarrowConfig::BM,
-         .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
-         .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
-         .launch = &launch_persistent_tail_split<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
-        {.name = "persistent 192x192x64 ws tail-split", .bm = hopper::PersistentTallConfig::BM,
-         .bn = hopper::PersistentTallConfig::BN, .warps = 16, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(656700)),
-         .smem_bytes = hopper::PersistentTallConfig::kSmemBytes,
-         .launch = &launch_persistent_tail_split<hopper::PersistentTallConfig, TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kTileFillK, .packs_unreadable_only = true, .tail_split = true},
+        persistent_candidate<PersistentConfig, tail_split, TIn, TOut>("persistent 128x256x64 ws tail-split",
+                                                                      net_of_fill(677000)),
+        persistent_candidate<PersistentNarrowConfig, tail_split, TIn, TOut>(
+            "persistent 128x128x64 ws tail-split", net_of_fill(600000)),
+        persistent_candidate<PersistentTallConfig, tail_split, TIn, TOut>(
+            "persistent 192x192x64 ws tail-split", net_of_fill(656700)),
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
-        {.name = "persistent 128x128x64 ws cluster-split", .bm = hopper::PersistentNarrowConfig::BM,
-         .bn = hopper::PersistentNarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(net_of_fill(600000)),
-         .smem_bytes = hopper::PersistentNarrowConfig::kSmemBytes,
-         .launch = &launch_persistent_cluster_split<hopper::PersistentNarrowConfig, TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kTileFillK, .packs_unreadable_only = true, .cluster_split = true},
-        {.name = "persistent 128x64x64 ws cluster-split", .bm = hopper::PersistentSlimConfig::BM,
-         .bn = hopper::PersistentSlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
-         .flop_per_sm_cycle = per_sm_cycle(450000),
-         .smem_bytes = hopper::PersistentSlimConfig::kSmemBytes,
-         .launch = &launch_persistent_cluster_split<hopper::PersistentSlimConfig, TIn, TOut>,
-         .needs_sm90a = true, .pack_bytes = kRepitchBytes, .native_batch = false,
-         .fill_k = kTileFillK, .packs_unreadable_only = true, .cluster_split = true},
+        persistent_candidate<PersistentNarrowConfig, cluster_split, TIn, TOut>(
+            "persistent 128x128x64 ws cluster-split", net_of_fill(600000)),
+        persistent_candidate<PersistentSlimConfig, cluster_split, TIn, TOut>(
+            "persistent 128x64x64 ws cluster-split", 450000),
         // Rung 21 measured 1.4-2.1x its model without the fill at 512^3 and 1024^3 (H200).
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),

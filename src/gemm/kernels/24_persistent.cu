@@ -87,6 +87,7 @@ GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
                                                                cudaStream_t, int);                 \
     template void launch_persistent_tiles<Cfg, __half, float>(const HalfArgs<__half, float>&,      \
                                                               cudaStream_t, int);
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
