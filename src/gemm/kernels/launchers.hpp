@@ -52,10 +52,10 @@ template <class TIn, class TOut> void launch_tma(const HalfArgs<TIn, TOut>&, cud
 template <class TIn, class TOut> void launch_warp_specialized(const HalfArgs<TIn, TOut>&, cudaStream_t);  // 22
 template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TIn, TOut>&, cudaStream_t); // 23
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
-/// Rung 24's kernel on one of auto's other block tiles, Cfg hopper::PersistentNarrowConfig
-/// (128 x 128), PersistentSlimConfig (128 x 64), PersistentSmallConfig (64 x 64),
-/// PersistentTallConfig (192 x 192) or PersistentTallNarrowConfig (192 x 128); splits > 1:
-/// split-K.
+/// Rung 24's kernel on one of auto's block tiles, Cfg hopper::PersistentConfig (128 x 256, the
+/// rung's own: launch_persistent_split), PersistentNarrowConfig (128 x 128), PersistentSlimConfig
+/// (128 x 64), PersistentSmallConfig (64 x 64), PersistentTallConfig (192 x 192) or
+/// PersistentTallNarrowConfig (192 x 128); splits > 1: split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
