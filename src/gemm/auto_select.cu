@@ -313,9 +313,9 @@ HalfCandidate<TIn, TOut> persistent_candidate(const char* name, double gflops) {
     HalfCandidate<TIn, TOut> c{.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
                                .warps = (Cfg::kConsumers + 1) * hopper::kWarpgroupWarps,
                                .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(gflops),
-                               .smem_bytes = Cfg::kSmemBytes, .launch = nullptr, .needs_sm90a = true,
-                               .pack_bytes = kRepitchBytes, .fill_k = kTileFillK,
-                               .packs_unreadable_only = true};
+                               .smem_bytes = Cfg::kSmemBytes, .launch = nullptr,
+                               .needs_sm90a = true, .pack_bytes = kRepitchBytes,
+                               .fill_k = kTileFillK, .packs_unreadable_only = true};
     if constexpr (Form == PersistentForm::Whole) {
         c.launch = &whole<&launch_persistent_tiles<Cfg, TIn, TOut>>;
         c.launch_split = &launch_persistent_tiles<Cfg, TIn, TOut>;
@@ -334,37 +334,40 @@ HalfCandidate<TIn, TOut> persistent_candidate(const char* name, double gflops) {
 
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
-    using hopper::PersistentConfig, hopper::PersistentTallConfig, hopper::PersistentTallNarrowConfig,
-        hopper::PersistentNarrowConfig, hopper::PersistentSlimConfig, hopper::PersistentSmallConfig;
+    using hopper::PersistentConfig, hopper::PersistentTallConfig,
+        hopper::PersistentTallNarrowConfig, hopper::PersistentNarrowConfig,
+        hopper::PersistentSlimConfig, hopper::PersistentSmallConfig;
     constexpr auto whole_tiles = PersistentForm::Whole, tail_split = PersistentForm::TailSplit,
                    cluster_split = PersistentForm::ClusterSplit;
     static const HalfCandidate<TIn, TOut> list[] = {
-        persistent_candidate<PersistentConfig, whole_tiles, TIn, TOut>("persistent 128x256x64 ws",
-                                                                       net_of_fill(677000)),
+        persistent_candidate<PersistentConfig, whole_tiles, TIn, TOut>(
+            "persistent 128x256x64 ws", net_of_fill(677000)),
         // Three consumer warpgroups of 64 x 192: where 128 x 256 tiles fall just past a whole
         // wave (3000^3, a prefill of 2048 tokens against a 4608-wide weight). Per tile it ran
         // within 1% of 128 x 256 at 4096^3 and 8192^3 (H200); its rate is set 3% under, so that
         // 8192^3, where its tail split measured 3% slower than 128 x 256 whole, stays there.
-        persistent_candidate<PersistentTallConfig, whole_tiles, TIn, TOut>("persistent 192x192x64 ws",
-                                                                           net_of_fill(656700)),
+        persistent_candidate<PersistentTallConfig, whole_tiles, TIn, TOut>(
+            "persistent 192x192x64 ws", net_of_fill(656700)),
         // And 192 x 128 where 128 x 256 tiles are a lone wave that leaves many SMs idle (1536^3,
         // a prefill of 512 tokens against a 4608-wide weight). Its rate is set to 128 x 128's,
         // whose wgmma are as wide, not measured.
-        persistent_candidate<PersistentTallNarrowConfig, whole_tiles, TIn, TOut>("persistent 192x128x64 ws",
-                                                                                 net_of_fill(600000)),
+        persistent_candidate<PersistentTallNarrowConfig, whole_tiles, TIn, TOut>(
+            "persistent 192x128x64 ws", net_of_fill(600000)),
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
-        persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>("persistent 128x128x64 ws",
-                                                                             net_of_fill(600000)),
-        persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>("persistent 128x64x64 ws", 450000),
+        persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>(
+            "persistent 128x128x64 ws", net_of_fill(600000)),
+        persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>(
+            "persistent 128x64x64 ws", 450000),
         // Batches of products of at most 64 x 64, prefills of 32-128 tokens, squares up to 512:
         // one consumer warpgroup, 13 stages. Its rate is set, not measured at 4096^3: 300000
         // with the fill puts it within 10% of what it measured on such rows (docs/auto.md).
-        persistent_candidate<PersistentSmallConfig, whole_tiles, TIn, TOut>("persistent 64x64x64 ws", 300000),
+        persistent_candidate<PersistentSmallConfig, whole_tiles, TIn, TOut>(
+            "persistent 64x64x64 ws", 300000),
         // Those tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
-        persistent_candidate<PersistentConfig, tail_split, TIn, TOut>("persistent 128x256x64 ws tail-split",
-                                                                      net_of_fill(677000)),
+        persistent_candidate<PersistentConfig, tail_split, TIn, TOut>(
+            "persistent 128x256x64 ws tail-split", net_of_fill(677000)),
         persistent_candidate<PersistentNarrowConfig, tail_split, TIn, TOut>(
             "persistent 128x128x64 ws tail-split", net_of_fill(600000)),
         persistent_candidate<PersistentTallConfig, tail_split, TIn, TOut>(
