@@ -305,11 +305,36 @@ constexpr double net_of_fill(double gflops) { return gflops * (4096.0 + kTileFil
 /// one product only under the tail split or the cluster split.
 enum class PersistentForm { Whole, TailSplit, ClusterSplit };
 
+/// Each rung 24 tile's rate in GFLOP/s, whichever form runs it (bf16 4096^3 as the whole call,
+/// net of the fill where it was measured there; set where it was not).
+template <class Cfg>
+inline constexpr double kPersistentRate = 0;
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentConfig> = net_of_fill(677000);
+// Three consumer warpgroups of 64 x 192: per tile within 1% of 128 x 256 at 4096^3 and 8192^3
+// (H200); set 3% under, so that 8192^3, where its tail split measured 3% slower than 128 x 256
+// whole, stays there.
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentTallConfig> = net_of_fill(656700);
+// 192 x 128: set to 128 x 128's, whose wgmma are as wide, not measured.
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentTallNarrowConfig> = net_of_fill(600000);
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentNarrowConfig> = net_of_fill(600000);
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentSlimConfig> = 450000;
+// 64 x 64: set, not measured at 4096^3: 300000 with the fill puts it within 10% of what it
+// measured on the rows it is for (docs/auto.md).
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentSmallConfig> = 300000;
+
 /// A rung 24 candidate on block config Cfg: tile, warps (the consumer warpgroups and the
-/// producer's) and shared memory come from Cfg, the rate from the caller; every form pays the
-/// fill and copies only the operands TMA cannot read.
+/// producer's), shared memory and rate come from Cfg; every form pays the fill and copies only
+/// the operands TMA cannot read.
 template <class Cfg, PersistentForm Form, class TIn, class TOut>
-HalfCandidate<TIn, TOut> persistent_candidate(const char* name, double gflops) {
+HalfCandidate<TIn, TOut> persistent_candidate(const char* name) {
+    static_assert(kPersistentRate<Cfg> > 0, "each rung 24 tile auto runs has a rate");
+    constexpr double gflops = kPersistentRate<Cfg>;
     HalfCandidate<TIn, TOut> c{.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
                                .warps = (Cfg::kConsumers + 1) * hopper::kWarpgroupWarps,
                                .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(gflops),
@@ -341,43 +366,39 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
                    cluster_split = PersistentForm::ClusterSplit;
     static const HalfCandidate<TIn, TOut> list[] = {
         persistent_candidate<PersistentConfig, whole_tiles, TIn, TOut>(
-            "persistent 128x256x64 ws", net_of_fill(677000)),
+            "persistent 128x256x64 ws"),
         // Three consumer warpgroups of 64 x 192: where 128 x 256 tiles fall just past a whole
-        // wave (3000^3, a prefill of 2048 tokens against a 4608-wide weight). Per tile it ran
-        // within 1% of 128 x 256 at 4096^3 and 8192^3 (H200); its rate is set 3% under, so that
-        // 8192^3, where its tail split measured 3% slower than 128 x 256 whole, stays there.
+        // wave (3000^3, a prefill of 2048 tokens against a 4608-wide weight).
         persistent_candidate<PersistentTallConfig, whole_tiles, TIn, TOut>(
-            "persistent 192x192x64 ws", net_of_fill(656700)),
+            "persistent 192x192x64 ws"),
         // And 192 x 128 where 128 x 256 tiles are a lone wave that leaves many SMs idle (1536^3,
-        // a prefill of 512 tokens against a 4608-wide weight). Its rate is set to 128 x 128's,
-        // whose wgmma are as wide, not measured.
+        // a prefill of 512 tokens against a 4608-wide weight).
         persistent_candidate<PersistentTallNarrowConfig, whole_tiles, TIn, TOut>(
-            "persistent 192x128x64 ws", net_of_fill(600000)),
+            "persistent 192x128x64 ws"),
         // Narrow outputs (n <= 128: attention's P V, a prefill of up to 128 tokens) and
         // batches of them.
         persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>(
-            "persistent 128x128x64 ws", net_of_fill(600000)),
+            "persistent 128x128x64 ws"),
         persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>(
-            "persistent 128x64x64 ws", 450000),
+            "persistent 128x64x64 ws"),
         // Batches of products of at most 64 x 64, prefills of 32-128 tokens, squares up to 512:
-        // one consumer warpgroup, 13 stages. Its rate is set, not measured at 4096^3: 300000
-        // with the fill puts it within 10% of what it measured on such rows (docs/auto.md).
+        // one consumer warpgroup, 13 stages.
         persistent_candidate<PersistentSmallConfig, whole_tiles, TIn, TOut>(
-            "persistent 64x64x64 ws", 300000),
+            "persistent 64x64x64 ws"),
         // Those tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         persistent_candidate<PersistentConfig, tail_split, TIn, TOut>(
-            "persistent 128x256x64 ws tail-split", net_of_fill(677000)),
+            "persistent 128x256x64 ws tail-split"),
         persistent_candidate<PersistentNarrowConfig, tail_split, TIn, TOut>(
-            "persistent 128x128x64 ws tail-split", net_of_fill(600000)),
+            "persistent 128x128x64 ws tail-split"),
         persistent_candidate<PersistentTallConfig, tail_split, TIn, TOut>(
-            "persistent 192x192x64 ws tail-split", net_of_fill(656700)),
+            "persistent 192x192x64 ws tail-split"),
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
         persistent_candidate<PersistentNarrowConfig, cluster_split, TIn, TOut>(
-            "persistent 128x128x64 ws cluster-split", net_of_fill(600000)),
+            "persistent 128x128x64 ws cluster-split"),
         persistent_candidate<PersistentSlimConfig, cluster_split, TIn, TOut>(
-            "persistent 128x64x64 ws cluster-split", 450000),
+            "persistent 128x64x64 ws cluster-split"),
         // Rung 21 measured 1.4-2.1x its model without the fill at 512^3 and 1024^3 (H200).
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
