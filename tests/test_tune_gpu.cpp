@@ -16,6 +16,7 @@
 #include "common/device_info.hpp"
 #include "gemm/auto_select.hpp"
 #include "gemm/device_caps.hpp"
+#include "gemm/kernels/launchers.hpp"
 #include "gemm/tune_cache.hpp"
 #include "gemmlab/bench_core.hpp"
 #include "gemmlab/tune.hpp"
@@ -150,6 +151,30 @@ TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
                     const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
                     SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
                     expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
+                }
+}
+
+// Rung 24's 128 x 64 tiles run in 2-block clusters sharing A where persistent_slim_pairs says so:
+// prefills of 65 tokens or more against a weight whose tile rows, two column tiles each, fill
+// three quarters of the SMs. Token counts that cut the second column tile short or need a third, weight rows
+// that are not a multiple of 128, ragged k, three op pairs, beta 0 (a 16-bit C leaves by TMA)
+// and not, C in float; each result checked against the GPU reference.
+TEST(TuneGpu, PairedSlimTilesMeetTheBound) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const int64_t rows = 128 * (3 * detail::current_device_caps().sm_count / 8 + 1) - 37;
+    const cli::Shape shapes[] = {{100, rows, 1000}, {65, rows, 520}, {129, rows, 2083}};
+    for (const cli::Shape& shape : shapes)
+        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
+            for (auto [op_a, op_b] : {std::pair{Op::N, Op::T}, {Op::T, Op::N}, {Op::N, Op::N}})
+                for (double beta : {0.0, 0.5}) {
+                    const Case cs{dt, Layout::RowMajor, op_a, op_b, shape, 1.5, beta, 0, FillKind::Uniform};
+                    SCOPED_TRACE(cs.describe());
+                    const detail::Problem p = DeviceProblem(cs, 1, ReferenceSource::None).normalized();
+                    ASSERT_TRUE(detail::persistent_slim_pairs(p.m, p.n, 1, 1));
+                    expect_auto_runs(cs, "persistent 128x64x64 ws", 1, 1, ReferenceSource::Gpu);
                 }
 }
 

@@ -10,7 +10,10 @@
 // TMA, so the consumers hand the store to the copy engine and start the next tile at once. Both
 // parts: 24_persistent.cuh.
 // Built on rung 22, not 23: the 2-block clusters of rung 23 measured slower as a persistent
-// kernel (docs/ladder.md), so the fastest persistent form keeps single blocks.
+// kernel (docs/ladder.md), so the fastest persistent form keeps single blocks. The exception is
+// auto's 128 x 64 tile on a prefill's two or more column tiles: there two blocks read each
+// weight tile, and where the tiles nearly fill the SMs a pair sharing it (PersistentPairRungOf)
+// reads it once (persistent_slim_pairs).
 // Changed from rung 22: the schedule (PersistentSchedule) and the epilogue (TmaStoreEpilogue).
 // auto also runs it with 128 x 128 and 128 x 64 tiles (PersistentNarrowConfig,
 // PersistentSlimConfig), for products and batches of products whose n is too short to fill 256
@@ -23,6 +26,7 @@
 // cluster, the pieces added in distributed shared memory.
 // Measured: docs/ladder.md.
 
+#include "gemm/kernels/23_cluster_multicast.cuh"
 #include "gemm/kernels/24_persistent.cuh"
 
 namespace gemmlab::detail {
@@ -48,6 +52,21 @@ struct PersistentRungOf {
     }
 };
 using PersistentRung = PersistentRungOf<hopper::PersistentConfig>;
+
+/// Rung 24 on block config Cfg in rung 23's 2-block clusters: each pair of blocks takes two
+/// neighbouring tiles of one tile row at a time and shares A's tile by TMA multicast.
+template <class Cfg>
+struct PersistentPairRungOf : PersistentRungOf<Cfg> {
+    static constexpr bool kNativeBatch = false; // persistent_slim_pairs takes one product only
+    using Cluster = hopper::BlockPair;
+    template <class C, class Math, class Layout>
+    using Loads = hopper::MulticastLoads<C, Math, Layout>;
+    static constexpr int kClusterBlocks = Cluster::kBlocks;
+    template <class Math, class TOut, bool TA, bool TB>
+    static constexpr auto kernel() {
+        return &hopper::warp_specialized_kernel<PersistentPairRungOf, Math, TOut, TA, TB>;
+    }
+};
 } // namespace
 
 template <class TIn, class TOut>
@@ -60,8 +79,19 @@ void launch_persistent_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
     hopper::launch_half<PersistentRung>(g, stream, splits);
 }
 
+bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits) {
+    using Cfg = hopper::PersistentSlimConfig;
+    const int64_t column_tiles = ceil_div(n, int64_t(Cfg::BN));
+    const int64_t tiles = ceil_div(m, int64_t(Cfg::BM)) * column_tiles;
+    return batches == 1 && splits == 1 && column_tiles >= 2 &&
+           4 * tiles >= 3 * int64_t(current_device_caps().sm_count);
+}
+
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    if constexpr (std::is_same_v<Cfg, hopper::PersistentSlimConfig>)
+        if (persistent_slim_pairs(g.m, g.n, g.batch.count, splits))
+            return hopper::launch_half<PersistentPairRungOf<Cfg>>(g, stream);
     hopper::launch_half<PersistentRungOf<Cfg>>(g, stream, splits);
 }
 

@@ -58,6 +58,13 @@ template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut
 /// PersistentTallNarrowConfig (192 x 128); splits > 1: split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
+/// Whether launch_persistent_tiles runs a column-major m x n product (a strided batch of
+/// `batches`, k in `splits` slices) on 128 x 64 tiles in 2-block clusters that share each A
+/// tile by multicast (rung 23's pairs): one product in one slice, two or more column tiles (a
+/// prefill of 65 tokens or more: each weight tile is read by two blocks), and tiles for three
+/// quarters of the current device's SMs or more. Fewer tiles run as fast or faster unpaired
+/// (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
+bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
 /// PersistentTallConfig) with the tail-split schedule: the tiles past the last whole wave cut
 /// along k (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
