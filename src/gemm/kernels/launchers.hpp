@@ -62,8 +62,8 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 /// `batches`, k in `splits` slices) on 128 x 64 tiles in 2-block clusters that share each A
 /// tile by multicast (rung 23's pairs): one product in one slice, two or more column tiles (a
 /// prefill of 65 tokens or more: each weight tile is read by two blocks), and tiles for three
-/// quarters of the current device's SMs or more. Fewer tiles run as fast or faster unpaired
-/// (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
+/// quarters of the current device's SMs or more. With fewer tiles pairs tied or lost with the L2
+/// flushed (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
 bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
 /// PersistentTallConfig) with the tail-split schedule: the tiles past the last whole wave cut
