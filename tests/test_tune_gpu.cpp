@@ -156,9 +156,9 @@ TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
 
 // Rung 24's 128 x 64 tiles run in 2-block clusters sharing A where persistent_slim_pairs says so:
 // prefills of 65 tokens or more against a weight whose tile rows, two column tiles each, fill
-// three quarters of the SMs. Token counts that cut the second column tile short or need a third, weight rows
-// that are not a multiple of 128, ragged k, three op pairs, beta 0 (a 16-bit C leaves by TMA)
-// and not, C in float; each result checked against the GPU reference.
+// three quarters of the SMs. Token counts that cut the second column tile short or need a
+// third, weight rows that are not a multiple of 128, ragged k, three op pairs, beta 0 (a 16-bit
+// C leaves by TMA) and not, C in float; each result checked against the GPU reference.
 TEST(TuneGpu, PairedSlimTilesMeetTheBound) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
