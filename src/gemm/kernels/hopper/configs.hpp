@@ -26,7 +26,11 @@ struct BlockConfig {
     static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
 
     static_assert(BM == 64 || BM == 128 || BM == 192, "one to three consumer warpgroups of m64");
-    static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma n64, n128, n192 or n256");
+    static_assert(BN == 16 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                  "wgmma n16, n64, n128, n192 or n256");
+    /// A tile narrower than 64 columns holds B only K-major (one panel of BN rows of 128 bytes):
+    /// an MN-major panel is 64 columns wide.
+    static constexpr bool kKMajorBOnly = BN < 64;
     static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
@@ -57,6 +61,11 @@ using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>>
 /// warpgroup, and the 16 KB stages so many (13) that a block's loads for the next dozen tiles
 /// are in flight while it multiplies one: such products are a stream of memory, not of math.
 using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>;
+/// For a decode step of 9-16 tokens against a weight (n <= 16 in the column-major form, the
+/// weight's rows along m): 64 weight rows by 16 tokens (wgmma n16), where a 64-column tile
+/// issues four times the tensor work for the same bytes. A stage is 10 KB, so 16 of them keep
+/// 160 KB of the weight in flight per SM.
+using PersistentSkinnyConfig = BlockConfig<64, 16, 16, 1, kTmaStoreBytes<64, 16>>;
 /// For products whose 128 x 256 tiles fall just past a whole wave (3000^3: 288 tiles on 132
 /// SMs, three waves; in 192 x 192 tiles 256, two): three consumer warpgroups of 64 x 192, four
 /// stages of 48 KB beside a staging of 64 columns.

@@ -268,6 +268,19 @@ void make_half_maps(const HalfArgs<TIn, TOut>& g, CUtensorMap& map_a, CUtensorMa
                       : make_operand_map(g.B, g.k, g.n, g.ldb, BN, false, bb);
 }
 
+/// launch_half's launch for one pair of op flags (TA, TB: A, B transposed).
+template <class Rung, bool TA, bool TB, class TIn, class TOut>
+void launch_ops(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    using Cfg = typename Rung::Config;
+    using Math = Mma16Bit<TIn>;
+    CUtensorMap map_a{}, map_b{}, map_c{};
+    make_half_maps<Cfg::BM, Cfg::BN, Rung::kClusterBlocks>(g, map_a, map_b);
+    Params<Math, TOut> p = half_params<Math>(g);
+    Rung::Epilogue::template prepare_c<Cfg>(g, p, map_c);
+    launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
+                 Rung::template kernel<Math, TOut, TA, TB>()>(map_a, map_b, map_c, p, stream, splits);
+}
+
 template <class Rung, class TIn, class TOut>
 void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1);
 
@@ -309,15 +322,10 @@ void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) 
         return;
     }
     using Cfg = typename Rung::Config;
-    using Math = Mma16Bit<TIn>;
+    if (Cfg::kKMajorBOnly && g.trans_b)
+        throw std::logic_error("a tile narrower than 64 columns reached an MN-major B");
     dispatch_ops(g, [&]<bool TA, bool TB>() {
-        CUtensorMap map_a{}, map_b{}, map_c{};
-        make_half_maps<Cfg::BM, Cfg::BN, Rung::kClusterBlocks>(g, map_a, map_b);
-        Params<Math, TOut> p = half_params<Math>(g);
-        Rung::Epilogue::template prepare_c<Cfg>(g, p, map_c);
-        launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
-                     Rung::template kernel<Math, TOut, TA, TB>()>(map_a, map_b, map_c, p, stream,
-                                                                splits);
+        if constexpr (!(Cfg::kKMajorBOnly && TB)) launch_ops<Rung, TA, TB>(g, stream, splits);
     });
 }
 

@@ -29,6 +29,7 @@ struct TileShape {
     static constexpr int kPanelBytes = kPanelRows * 128;
     static constexpr int kChunks = kBytes / 16; // 16-byte chunks
     static_assert(kPanelBytes % 1024 == 0, "panels keep the 1024-byte swizzle alignment");
+    static_assert(KMajor || R % RowElems == 0, "an MN-major tile is whole panels");
 };
 
 /// Shared memory of block config Cfg for math policy Math (its k tile and parts): per stage A's
