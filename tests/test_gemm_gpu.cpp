@@ -177,7 +177,9 @@ INSTANTIATE_TEST_SUITE_P(, EveryRung,
 // cut into slices (few rows: 300); aligned (rung 28's mma and vector paths), padded leading
 // dimensions and odd base pointers (its element-wise paths); and a batch of them (decode
 // attention). Rows past one wave of wide blocks (4300 rows, k 2056) give the wide blocks 8 and 4
-// warps along k on an H100/H200. Integer inputs: every result exact, whatever the order of the sums.
+// warps along k on an H100/H200; there 12 and 16 tokens in the 16-bit types are what auto runs
+// on rung 24's 64 x 16 tiles (4300 rows: C stored from registers; 4096: by TMA where beta is 0).
+// Integer inputs: every result exact, whatever the order of the sums.
 class SkinnySide : public ::testing::TestWithParam<std::tuple<DType, Layout>> {};
 
 void check_decode_and_auto(const Case& cs, uint64_t seed) {
@@ -198,7 +200,7 @@ TEST_P(SkinnySide, ExactAtEverySkinnyWidthOpAndAlignment) {
     const cli::Shape shapes[] = {{1, 4100, 300},  {5, 1030, 2049}, {16, 515, 4104}, {17, 600, 1030},
                                  {33, 1000, 513}, {64, 700, 1000}, {65, 520, 260},  {1030, 3, 2000},
                                  {2, 300, 9000},  {300, 9, 8193},  {1, 1500, 136, 3}, {1, 4300, 2056},
-                                 {12, 4300, 2056}};
+                                 {12, 4300, 2056}, {16, 4096, 1000}};
     for (auto [oa, ob] : kOps)
         for (const cli::Shape& s : shapes) {
             check_decode_and_auto({dt, layout, oa, ob, s, 1.0, 0.0, 0, FillKind::SmallIntegers}, seed++);
@@ -210,16 +212,36 @@ TEST_P(SkinnySide, ExactAtEverySkinnyWidthOpAndAlignment) {
 }
 
 // Uniform inputs over a long k, within the type's bound (the sums' order differs from the
-// reference's).
+// reference's), beta 0 and not: 8 tokens (rung 28), and 16 and 12 tokens, which auto runs on rung 24's 64 x 16
+// tiles in the 16-bit types on an sm_90a device where those fill 7/16 of its SMs or more (a
+// weight of 4608 rows: 72 tiles; 5000 rows: 79, the last ragged). The ops put the tokens along
+// n of the column-major form, as a row-major x W^T does.
 TEST_P(SkinnySide, RandomInputsWithinTheBound) {
     REQUIRE_GPU();
     const auto [dt, layout] = GetParam();
-    DeviceProblem p({dt, layout, Op::N, Op::T, {8, 2048, 14336}, 1.0, 0.0, 0, FillKind::Uniform}, 77,
-                    ReferenceSource::Cpu);
-    for (const char* k : {"decode", "auto"}) {
-        const cli::RunResult r = p.run_and_check(k);
-        ASSERT_TRUE(r.launched) << k << ": " << r.error;
-        EXPECT_TRUE(r.check.pass) << k << ": " << reference::describe(r.check);
+    const bool row = layout == Layout::RowMajor;
+    const bool half = dt != DType::F32 && dt != DType::F64;
+    const DeviceInfo dev = query_device(0);
+    const bool hopper = dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a();
+    uint64_t seed = 77;
+    for (const auto& [tokens, rows, k] : {std::tuple{8, 2048, 14336}, {16, 4608, 3584}, {12, 5000, 2056}}) {
+        const int tiles = (rows + 63) / 64;
+        const bool tiles_expected = hopper && 16 * tiles >= 7 * dev.sm_count && tiles <= dev.sm_count;
+        const cli::Shape s = row ? cli::Shape{tokens, rows, k} : cli::Shape{rows, tokens, k};
+        for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {-0.5, 0.75}}) {
+            const Case cs{dt, layout, row ? Op::N : Op::T, row ? Op::T : Op::N, s, alpha, beta, 0, FillKind::Uniform};
+            DeviceProblem p(cs, seed++, ReferenceSource::Cpu);
+            const std::string_view pick = detail::current_auto_choice(p.normalized()).candidate;
+            if (half)
+                EXPECT_EQ(pick, tokens > 8 && tiles_expected ? "persistent 64x16x64 ws" : "decode")
+                    << cs.describe();
+            for (const char* kernel : {"decode", "auto"}) {
+                const cli::RunResult r = p.run_and_check(kernel);
+                ASSERT_TRUE(r.launched) << kernel << " " << cs.describe() << ": " << r.error;
+                EXPECT_TRUE(r.check.pass) << kernel << " " << cs.describe() << ": " << reference::describe(r.check);
+                EXPECT_EQ(r.check.unwritten, 0) << kernel << " " << cs.describe();
+            }
+        }
     }
 }
 
@@ -837,8 +859,8 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
 
 // ------------------------------------------------------------------ the tail split
 // auto's tail-split candidates (rung 24's kernel with hopper/tail_split.cuh's schedule), launched
-// by name: a whole wave and a few tiles more in 2 and in 8 pieces, odd m and n, a ragged k, and
-// fewer tiles than SMs (nothing split), on both tile widths, every op, beta 0 (C by TMA for the
+// by name: a whole wave and a few tiles more in 2 to 8 pieces, odd m and n, a ragged k, and
+// fewer tiles than SMs (nothing split), on the three tile widths, every op, beta 0 (C by TMA for the
 // whole tiles) and not, C in the input type and in float. Each result within its bound against
 // the GPU reference, and the same bits on a second run (the pieces are added in one order,
 // whichever block finishes last).
@@ -909,22 +931,26 @@ TEST(TailSplit, EveryPieceOfTheLastWaveIsAddedOnceInOneOrder) {
         GTEST_SKIP() << "rung 24 needs sm_90a";
     const char* wide = "persistent 128x256x64 ws tail-split";
     const char* narrow = "persistent 128x128x64 ws tail-split";
+    const char* slim = "persistent 128x64x64 ws tail-split";
     const SplitScheduleCase cases[] = {
         {wide, 2048, 2304, 1000},   // 144 tiles: a whole wave, 12 tiles in 2 pieces, a ragged k
         {wide, 2000, 2100, 1100},   // the same with odd edges
         {narrow, 1536, 1536, 1040}, // 144 tiles of 128 x 128, 12 in 2 pieces
         {narrow, 1664, 1408, 4096}, // 143 tiles: 11 in 8 pieces of 8 k tiles
         {wide, 700, 900, 2048},     // fewer tiles than SMs: nothing split, every tile whole
+        {slim, 18944, 64, 3584},    // 148 tiles of 128 x 64: 16 in 7 pieces (a prefill's weight)
+        {slim, 16900, 60, 2100},    // 133 tiles: the last in 4 pieces, odd edges, a ragged k
     };
     // Cases whose last wave is split on a GPU of this many SMs (the launcher's rule:
     // hopper::plan_tail_split): the test must reach the split path, not only whole tiles.
     int split = 0;
     for (const auto& c : cases) {
-        const int64_t bn = c.candidate == wide ? 256 : 128, k_tiles = (c.k + 63) / 64;
+        const int64_t bn = c.candidate == wide ? 256 : c.candidate == narrow ? 128 : 64;
+        const int64_t k_tiles = (c.k + 63) / 64;
         const int64_t tiles = ((c.m + 127) / 128) * ((c.n + bn - 1) / bn), rest = tiles % dev.sm_count;
         split += tiles >= dev.sm_count && rest > 0 && std::min<int64_t>(dev.sm_count / rest, k_tiles / 8) >= 2;
     }
-    EXPECT_GE(split, 4);
+    EXPECT_GE(split, 6);
     check_every_split_schedule(cases, 7700);
 }
 

@@ -393,6 +393,10 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
             "persistent 128x128x64 ws tail-split"),
         persistent_candidate<PersistentTallConfig, tail_split, TIn, TOut>(
             "persistent 192x192x64 ws tail-split"),
+        // And 128 x 64 (a prefill of up to 64 tokens against a weight of 17k-19k rows: 133-148
+        // tiles, so a second wave of a few tiles).
+        persistent_candidate<PersistentSlimConfig, tail_split, TIn, TOut>(
+            "persistent 128x64x64 ws tail-split"),
         // And with the cluster split: fewer tiles than SMs (a prefill of 16-512 tokens against
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
         persistent_candidate<PersistentNarrowConfig, cluster_split, TIn, TOut>(
@@ -796,11 +800,35 @@ bool goes_to_decode(const Problem& p) {
            decode_reads_along_k(p);
 }
 
+/// A decode product (goes_to_decode) of 9-16 tokens in BF16/FP16, the tokens along n of the
+/// column-major form (a row-major x W^T), runs on rung 24's 64 x 16 tiles
+/// (hopper::PersistentSkinnyConfig) where the device runs sm_90a and those tiles fill one wave
+/// of 7/16 of the SMs or more: one block per SM streams its weight rows through a TMA ring of
+/// 16 stages, where rung 28's blocks keep fewer bytes in flight. With fewer tiles (a small
+/// weight, whose rows rung 28 also cuts along k) or a second, partial wave, rung 28 measured
+/// faster (docs/auto.md, "Decode goes to rung 28").
+constexpr int64_t kSkinnyTileMinColumns = 9;
+
+bool decode_on_skinny_tiles(const Problem& p, const DeviceCaps& caps) {
+    const bool half = p.type == DataType::BF16 || p.type == DataType::F16;
+    const int64_t tiles = ceil_div(p.m, int64_t(hopper::PersistentSkinnyConfig::BM)) * p.batch.count;
+    return half && caps.sm90a && p.n >= kSkinnyTileMinColumns && p.n <= 16 && p.m >= 16 * p.n &&
+           16 * tiles >= 7 * int64_t(caps.sm_count) && tiles <= caps.sm_count;
+}
+
+/// Rung 24 on those tiles, and the name auto_choice reports for it.
+template <class TIn, class TOut>
+void launch_skinny_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    launch_persistent_tiles<hopper::PersistentSkinnyConfig>(g, stream, 1);
+}
+constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
+
 } // namespace
 
 AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
     if (goes_to_small(p)) return AutoChoice{"small", 1, false};
-    if (goes_to_decode(p)) return AutoChoice{"decode", 1, false};
+    if (goes_to_decode(p))
+        return AutoChoice{decode_on_skinny_tiles(p, caps) ? kSkinnyTileName : "decode", 1, false};
     return with_groups(type_key(p), [&](auto groups) {
         const auto c = choose(groups, p, caps, table);
         return AutoChoice{c.candidate->name, c.splits, c.tuned};
@@ -897,6 +925,13 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
         return;
     }
     if (goes_to_decode(p)) {
+        if (decode_on_skinny_tiles(p, current_device_caps())) {
+            launch_half<&launch_skinny_tiles<__nv_bfloat16, __nv_bfloat16>,
+                        &launch_skinny_tiles<__nv_bfloat16, float>,
+                        &launch_skinny_tiles<__half, __half>, &launch_skinny_tiles<__half, float>>(
+                p, stream);
+            return;
+        }
         launch_every_type<&launch_decode<float>, &launch_decode<double>,
                           &launch_decode_half<__nv_bfloat16, __nv_bfloat16>,
                           &launch_decode_half<__nv_bfloat16, float>, &launch_decode_half<__half, __half>,

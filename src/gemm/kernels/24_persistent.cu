@@ -21,7 +21,8 @@
 // PersistentTallNarrowConfig) where 128 x 256 tiles fall just past a whole wave or leave a lone
 // wave's SMs idle, with 64 x 64 tiles and a deep ring of stages for batches of small products
 // (PersistentSmallConfig), with the tail-split schedule (hopper/tail_split.cuh) where the last
-// wave of tiles would leave most SMs idle, and with the cluster-split schedule
+// wave of tiles would leave most SMs idle, with 64 x 16 tiles for a decode step of 9-16 tokens
+// (PersistentSkinnyConfig), and with the cluster-split schedule
 // (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
 // cluster, the pieces added in distributed shared memory.
 // Measured: docs/ladder.md.
@@ -89,6 +90,9 @@ bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits) {
 
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    if constexpr (Cfg::kKMajorBOnly)
+        if (g.trans_b) // a 16-column B tile is K-major only: 64 x 64 tiles take the call
+            return launch_persistent_tiles<hopper::PersistentSmallConfig>(g, stream, splits);
     if constexpr (std::is_same_v<Cfg, hopper::PersistentSlimConfig>)
         if (persistent_slim_pairs(g.m, g.n, g.batch.count, splits))
             return hopper::launch_half<PersistentPairRungOf<Cfg>>(g, stream);
@@ -121,6 +125,7 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSkinnyConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallNarrowConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
@@ -135,6 +140,7 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallNarrowConfig)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentTallConfig, launch_persistent_tail_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_cluster_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_cluster_split)
 #undef GEMMLAB_INSTANTIATE_SPLITS

@@ -54,7 +54,8 @@ template <class TIn, class TOut> void launch_cluster_multicast(const HalfArgs<TI
 template <class TIn, class TOut> void launch_persistent(const HalfArgs<TIn, TOut>&, cudaStream_t);        // 24
 /// Rung 24's kernel on one of auto's block tiles, Cfg hopper::PersistentConfig (128 x 256, the
 /// rung's own: launch_persistent_split), PersistentNarrowConfig (128 x 128), PersistentSlimConfig
-/// (128 x 64), PersistentSmallConfig (64 x 64), PersistentTallConfig (192 x 192) or
+/// (128 x 64), PersistentSmallConfig (64 x 64), PersistentSkinnyConfig (64 x 16: B K-major;
+/// an MN-major B runs on 64 x 64), PersistentTallConfig (192 x 192) or
 /// PersistentTallNarrowConfig (192 x 128); splits > 1: split-K.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
@@ -66,7 +67,7 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 /// flushed (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
 bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
-/// PersistentTallConfig) with the tail-split schedule: the tiles past the last whole wave cut
+/// PersistentTallConfig or PersistentSlimConfig) with the tail-split schedule: the tiles past the last whole wave cut
 /// along k (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
