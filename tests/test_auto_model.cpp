@@ -225,8 +225,9 @@ TEST(AutoModel, TinyProductsGoToRung27) {
 // batch, a narrow wide side or a small wide operand stay with the model. Only where rung 28 reads
 // both operands along k in 16-byte runs (the column-major form of a row-major x W^T: op(A) = A^T,
 // op(B) = B, aligned): a weight stored along its rows or an odd leading dimension stays too.
-// Of those, 9-16 tokens along n in BF16/FP16 run on rung 24's 64 x 16 tiles where sm_90a runs
-// and the tiles fill one wave of 7/16 of the SMs or more: 132 and 58 tiles do, 133 and 57 not.
+// Of those, 9-16 tokens along n in BF16/FP16 (one product) run on rung 24's 64 x 16 tiles where
+// sm_90a runs and the tiles number a third of the SMs to one wave, or two waves and more: 44,
+// 132 and 264 tiles do, 43, 133 and 263 not.
 TEST(AutoModel, SkinnyProductsGoToRung28) {
     struct Row {
         DataType type;
@@ -242,7 +243,8 @@ TEST(AutoModel, SkinnyProductsGoToRung28) {
         {DataType::F64, 1, 28672, 8192, 1, false},
         {DataType::BF16, 4608, 16, 3584, 1, true},    {DataType::F16, 4096, 9, 4096, 1, true},
         {DataType::BF16, 8448, 16, 8192, 1, true},    {DataType::BF16, 8449, 16, 8192, 1, true},
-        {DataType::BF16, 3648, 16, 8192, 1, true},    {DataType::BF16, 3712, 12, 8192, 1, true},
+        {DataType::BF16, 2752, 16, 8192, 1, true},    {DataType::BF16, 2816, 12, 8192, 1, true},
+        {DataType::BF16, 16832, 16, 4096, 1, true},   {DataType::F16, 16833, 10, 4096, 1, true},
         {DataType::BF16, 2048, 16, 8192, 1, true},    {DataType::BF16, 4096, 12, 128, 64, true},
         {DataType::BF16, 4608, 8, 3584, 1, true},     {DataType::BF16, 200, 16, 4096, 1, false},
         {DataType::F32, 4096, 16, 4096, 1, false},
@@ -257,12 +259,13 @@ TEST(AutoModel, SkinnyProductsGoToRung28) {
         p.lda = p.ldb = r.k;
         p.batch.strides = {r.k * std::max(r.m, r.n), r.k * std::max(r.m, r.n), r.m * r.n};
         const std::string what = name(r.type, r.m, r.n, r.k, r.batches);
-        // 9-16 tokens along n (the weight's rows along m) in a 16-bit type take rung 24's
-        // 64 x 16 tiles on an sm_90a device instead where those fill one wave of 7/16 of the
-        // SMs or more (58-132 tiles of 64 rows on 132 SMs).
-        const int64_t tile_count = (r.m + 63) / 64 * r.batches;
+        // 9-16 tokens along n (the weight's rows along m) in a 16-bit type, one product, take
+        // rung 24's 64 x 16 tiles on an sm_90a device instead where those number 44-132 or
+        // 264 and more (on 132 SMs).
+        const int64_t tile_count = (r.m + 63) / 64;
         const bool tiles = (r.type == DataType::BF16 || r.type == DataType::F16) && r.n >= 9 &&
-                           r.n <= 16 && r.m >= 16 * r.n && tile_count >= 58 && tile_count <= 132;
+                           r.n <= 16 && r.m >= 16 * r.n && r.batches == 1 && tile_count >= 44 &&
+                           (tile_count <= 132 || tile_count >= 264);
         const std::string_view expected = tiles ? "persistent 64x16x64 ws" : "decode";
         if (r.decode) {
             EXPECT_EQ(auto_choice(p, h100(), nullptr).candidate, expected) << what;

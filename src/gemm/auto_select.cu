@@ -403,6 +403,8 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
             "persistent 128x128x64 ws cluster-split"),
         persistent_candidate<PersistentSlimConfig, cluster_split, TIn, TOut>(
             "persistent 128x64x64 ws cluster-split"),
+        persistent_candidate<PersistentSmallConfig, cluster_split, TIn, TOut>(
+            "persistent 64x64x64 ws cluster-split"),
         // Rung 21 measured 1.4-2.1x its model without the fill at 512^3 and 1024^3 (H200).
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
@@ -800,20 +802,24 @@ bool goes_to_decode(const Problem& p) {
            decode_reads_along_k(p);
 }
 
-/// A decode product (goes_to_decode) of 9-16 tokens in BF16/FP16, the tokens along n of the
-/// column-major form (a row-major x W^T), runs on rung 24's 64 x 16 tiles
-/// (hopper::PersistentSkinnyConfig) where the device runs sm_90a and those tiles fill one wave
-/// of 7/16 of the SMs or more: one block per SM streams its weight rows through a TMA ring of
-/// 16 stages, where rung 28's blocks keep fewer bytes in flight. With fewer tiles (a small
-/// weight, whose rows rung 28 also cuts along k) or a second, partial wave, rung 28 measured
-/// faster (docs/auto.md, "Decode goes to rung 28").
+/// A decode product (goes_to_decode) of 9-16 tokens in BF16/FP16, one product, the tokens along
+/// n of the column-major form (a row-major x W^T), runs on rung 24's 64 x 16 tiles
+/// (hopper::PersistentSkinnyConfig) where the device runs sm_90a and the tiles number a third
+/// of the SMs or more, and not between one and two waves of them: one block per SM streams its
+/// weight rows through a TMA ring of 16 stages, where rung 28's blocks keep fewer bytes in
+/// flight. Measured with the L2 flushed on an H200 (docs/ladder.md, "Rung 24's 64 x 16 tiles
+/// for decode"): 48-132 and 296-448 tiles 1.05-1.17x rung 28's speed; 32 tiles (a small weight,
+/// whose k rung 28 also cuts over its warps) 0.83-1.00x, 160-224 tiles 0.93-0.96x; 1-8 tokens
+/// 0.87-1.09x, most rows slower.
 constexpr int64_t kSkinnyTileMinColumns = 9;
 
 bool decode_on_skinny_tiles(const Problem& p, const DeviceCaps& caps) {
     const bool half = p.type == DataType::BF16 || p.type == DataType::F16;
-    const int64_t tiles = ceil_div(p.m, int64_t(hopper::PersistentSkinnyConfig::BM)) * p.batch.count;
-    return half && caps.sm90a && p.n >= kSkinnyTileMinColumns && p.n <= 16 && p.m >= 16 * p.n &&
-           16 * tiles >= 7 * int64_t(caps.sm_count) && tiles <= caps.sm_count;
+    const int64_t tiles = ceil_div(p.m, int64_t(hopper::PersistentSkinnyConfig::BM));
+    const int64_t sms = caps.sm_count;
+    const bool fills = 3 * tiles >= sms && (tiles <= sms || tiles >= 2 * sms);
+    return half && caps.sm90a && p.batch.count == 1 && p.n >= kSkinnyTileMinColumns && p.n <= 16 &&
+           p.m >= 16 * p.n && fills;
 }
 
 /// Rung 24 on those tiles, and the name auto_choice reports for it.

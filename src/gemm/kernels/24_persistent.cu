@@ -143,6 +143,7 @@ GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentTallConfig, launch_persistent_tail_
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_tail_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_cluster_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_cluster_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSmallConfig, launch_persistent_cluster_split)
 #undef GEMMLAB_INSTANTIATE_SPLITS
 
 } // namespace gemmlab::detail
