@@ -66,16 +66,17 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 /// quarters of the current device's SMs or more. With fewer tiles pairs tied or lost with the L2
 /// flushed (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
 bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits);
-/// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig or
-/// PersistentTallConfig or PersistentSlimConfig) with the tail-split schedule: the tiles past the last whole wave cut
-/// along k (hopper/tail_split.cuh). One product; a strided batch runs whole tiles.
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig,
+/// PersistentTallConfig or PersistentSlimConfig) with the tail-split schedule: the tiles past
+/// the last whole wave cut along k (hopper/tail_split.cuh). One product; a strided batch runs
+/// whole tiles.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
-/// Rung 24's kernel on block tile Cfg (hopper::PersistentNarrowConfig or PersistentSlimConfig)
-/// with the cluster-split schedule: a product of fewer tiles than SMs, each tile's k cut over a
-/// cluster of up to 8 blocks that add their pieces in distributed shared memory
-/// (hopper/cluster_split.cuh). One product; a strided batch, or tiles enough to fill the SMs,
-/// runs whole tiles, one block each.
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentNarrowConfig, PersistentSlimConfig or
+/// PersistentSmallConfig) with the cluster-split schedule: a product of fewer tiles than SMs,
+/// each tile's k cut over a cluster of up to 8 blocks that add their pieces in distributed
+/// shared memory (hopper/cluster_split.cuh). One product; a strided batch, or tiles enough to
+/// fill the SMs, runs whole tiles, one block each.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
 
