@@ -88,13 +88,6 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
                  " {" GEMMLAB_R(0, 1, 2, 3, 4, 5, 6, 7) "}, %8, %9, p, 1, 1, %11, %12;\n}"         \
                  : GEMMLAB_ACC8(d, 0)                                                              \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
-#define GEMMLAB_WGMMA_N32(type)                                                                    \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                     \
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32." type "." type                       \
-                 " {" GEMMLAB_R(0, 1, 2, 3, 4, 5, 6, 7) ", " GEMMLAB_R(8, 9, 10, 11, 12, 13, 14, 15) \
-                 "}, %16, %17, p, 1, 1, %19, %20;\n}"                                              \
-                 : GEMMLAB_ACC8(d, 0), GEMMLAB_ACC8(d, 8)                                          \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define GEMMLAB_WGMMA_N64(type)                                                                    \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32." type "." type                       \
@@ -124,16 +117,13 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
 template <class TIn, int N, int TransA, int TransB>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                       int scale_d) {
-    static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
-                  "wrapped for N = 16, 32, 64, 128, 192 and 256");
+    static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256,
+                  "wrapped for N = 16, 64, 128, 192 and 256");
     constexpr bool kBf16 = std::is_same_v<TIn, __nv_bfloat16>;
     static_assert(kBf16 || std::is_same_v<TIn, __half>, "bf16 or f16 inputs");
     if constexpr (N == 16) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N16("bf16");
         else GEMMLAB_WGMMA_N16("f16");
-    } else if constexpr (N == 32) {
-        if constexpr (kBf16) GEMMLAB_WGMMA_N32("bf16");
-        else GEMMLAB_WGMMA_N32("f16");
     } else if constexpr (N == 64) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N64("bf16");
         else GEMMLAB_WGMMA_N64("f16");
@@ -259,7 +249,6 @@ __device__ __forceinline__ void wgmma_s8_n256(int32_t (&d)[128], uint64_t desc_a
 #undef GEMMLAB_WGMMA_N192
 #undef GEMMLAB_WGMMA_N128
 #undef GEMMLAB_WGMMA_N64
-#undef GEMMLAB_WGMMA_N32
 #undef GEMMLAB_WGMMA_N16
 #undef GEMMLAB_R64_127
 #undef GEMMLAB_R64_95
