@@ -15,13 +15,12 @@
 // scale and the amax of the result (cuBLASLt's D). Error bound: docs/precision.md ("FP8").
 // Changed from rung 24: FP8 operands (byte tensor maps, 128 values per k tile), the promoting
 // policy and 128 x 128 tiles (the interval sums need the registers n256 would take), six stages
-// of 32 KB, the scaled epilogue from registers, and rung 23's pairs of blocks sharing A's tile
-// by multicast: at FP8's rate a 128 x 128 tile alone would ask L2 for 64 bytes per SM cycle,
-// about what INT8's 128 x 256 tile (48) asks with A shared. wgmma reads 8-bit operands K-major only: other
-// layouts and unaligned rows are first copied K-major (hopper/pack_8bit.cuh).
+// of 32 KB, the scaled epilogue from registers. Single blocks, not rung 23's pairs sharing A by
+// multicast: the pairs measured slower (the consumers' instruction stream bounds this kernel,
+// not L2; docs/ladder.md). wgmma reads 8-bit operands K-major only: other layouts and
+// unaligned rows are first copied K-major (hopper/pack_8bit.cuh).
 // Measured: docs/ladder.md.
 
-#include "gemm/kernels/23_cluster_multicast.cuh"
 #include "gemm/kernels/24_persistent.cuh"
 #include "gemm/kernels/hopper/mma_8bit.cuh"
 #include "gemm/kernels/hopper/pack_8bit.cuh"
@@ -36,9 +35,9 @@ inline constexpr int kFp8PromoteK = 128;
 namespace {
 struct WgmmaFp8Rung {
     using Config = hopper::Fp8Config;
-    using Cluster = hopper::BlockPair;
+    using Cluster = hopper::SingleBlock;
     template <class Cfg, class Math, class Layout>
-    using Loads = hopper::MulticastLoads<Cfg, Math, Layout>;
+    using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
     using Schedule = hopper::PersistentSchedule;
     using Epilogue = hopper::ScaledEpilogue;
     static constexpr int kClusterBlocks = Cluster::kBlocks;
