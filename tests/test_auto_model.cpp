@@ -353,6 +353,46 @@ TEST(AutoModel, ClockScalesEveryCandidateAlike) {
         }
 }
 
+// GemmOptions::sm_count_target: the caps a limited call plans with, the scope that sets it for
+// one call (nested scopes restore what they found), and a pick that changes with the SMs left
+// (a 4096^3 BF16 product is many waves on 16 SMs, where no k split pays).
+TEST(AutoModel, AnSmCountTargetLimitsTheCapsTheCallPlansWith) {
+    const DeviceCaps all = h100();
+    const DeviceCaps few = limit_sms(all, 33);
+    EXPECT_EQ(few.sm_count, 33);
+    EXPECT_EQ(few.clusters_of[0], 16); // 66 * 33 / 132 pairs, at most 33 / 2
+    EXPECT_EQ(few.clusters_of[1], 7);  // 30 * 33 / 132 = 7.5
+    EXPECT_EQ(few.clusters_of[2], 3);  // 15 * 33 / 132 = 3.75
+    EXPECT_EQ(limit_sms(all, 1).clusters_of[0], 0);
+    for (int unlimited : {0, 132, 500}) {
+        const DeviceCaps same = limit_sms(all, unlimited);
+        EXPECT_EQ(same.sm_count, 132) << unlimited;
+        EXPECT_EQ(same.clusters_of[2], 15) << unlimited;
+    }
+    EXPECT_EQ(SmCountTarget::current(), 0);
+    {
+        const SmCountTarget outer(100);
+        EXPECT_EQ(SmCountTarget::current(), 100);
+        {
+            const SmCountTarget inner(16);
+            EXPECT_EQ(SmCountTarget::current(), 16);
+        }
+        EXPECT_EQ(SmCountTarget::current(), 100);
+    }
+    EXPECT_EQ(SmCountTarget::current(), 0);
+
+    // 512 x 512 x 16384 is a few tiles: on 132 SMs auto cuts them along k (split-K, or over a
+    // cluster); on 16 SMs the tiles alone fill them, and it cuts nothing.
+    const Problem few_tiles = problem(DataType::BF16, 512, 512, 16384);
+    const AutoChoice on_all = auto_choice(few_tiles, all, nullptr);
+    const AutoChoice on_16 = auto_choice(few_tiles, limit_sms(all, 16), nullptr);
+    auto cuts_k = [](const AutoChoice& c) {
+        return c.splits > 1 || std::string_view(c.candidate).find("split") != std::string_view::npos;
+    };
+    EXPECT_TRUE(cuts_k(on_all)) << on_all.candidate << " x" << on_all.splits;
+    EXPECT_FALSE(cuts_k(on_16)) << on_16.candidate << " x" << on_16.splits;
+}
+
 // The options `gemmlab tune` times: exactly what the call's precision and k admit, every split
 // of the split-K candidates down to kMinSplitK, and each name found again by its index.
 TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {

@@ -1072,4 +1072,65 @@ TEST(SplitK, AutoIsBitwiseReproducible) {
     expect_bitwise_reproducible<__half, float>(Precision::Default);
 }
 
+// GemmOptions::sm_count_target: the persistent rung launches at most that many blocks, so a
+// product of many waves takes several times longer on an eighth of the SMs, and each of its
+// tiles sums k in the same order as on all of them (the same bits). auto under a target runs
+// too and stays within the bound; a negative target is refused before any launch.
+TEST(SmCountTarget, ThePersistentRungRunsOnAnEighthOfTheSmsSlowerAndBitForBit) {
+    REQUIRE_GPU();
+    if (!gemmlab::detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
+    const int sms = gemmlab::detail::current_device_caps().sm_count;
+    const int64_t m = 4096, n = 4096, k = 2048;
+    DeviceBuffer<__nv_bfloat16> A(size_t(m * k)), B(size_t(k * n));
+    DeviceBuffer<__nv_bfloat16> C_all(size_t(m * n)), C_few(size_t(m * n));
+    fill_random(A.get(), A.size(), 41, FillKind::Uniform);
+    fill_random(B.get(), B.size(), 42, FillKind::Uniform);
+    GemmOptions all, few;
+    all.kernel = few.kernel = "persistent";
+    few.sm_count_target = std::max(1, sms / 8);
+    auto call = [&](const GemmOptions& o, __nv_bfloat16* C) {
+        return gemm(Layout::RowMajor, Op::N, Op::T, m, n, k, 1.0f, A.get(), k, B.get(), k, 0.0f, C, n, o);
+    };
+    auto median_ms = [&](const GemmOptions& o, __nv_bfloat16* C) {
+        cudaEvent_t start, stop;
+        cudaEventCreate(&start);
+        cudaEventCreate(&stop);
+        std::vector<float> ms;
+        for (int rep = 0; rep < 6; ++rep) {
+            cudaEventRecord(start);
+            EXPECT_EQ(call(o, C), Status::Success) << last_error();
+            cudaEventRecord(stop);
+            cudaEventSynchronize(stop);
+            float t = 0;
+            cudaEventElapsedTime(&t, start, stop);
+            if (rep > 0) ms.push_back(t); // the first call loads the kernel
+        }
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size() / 2];
+    };
+    const float t_all = median_ms(all, C_all.get()), t_few = median_ms(few, C_few.get());
+    EXPECT_GT(t_few, 3.0f * t_all) << "on all " << sms << " SMs " << t_all << " ms, on " << few.sm_count_target
+                                   << " of them " << t_few << " ms";
+    std::vector<__nv_bfloat16> h_all(C_all.size()), h_few(C_few.size());
+    C_all.copy_to_host(h_all.data(), h_all.size());
+    C_few.copy_to_host(h_few.data(), h_few.size());
+    EXPECT_EQ(std::memcmp(h_all.data(), h_few.data(), C_all.bytes()), 0);
+
+    for (DType dt : {DType::BF16, DType::F32, DType::F64}) {
+        Case cs{dt, Layout::RowMajor, Op::N, Op::T, {1000, 1536, 520, 1}, 1.0, 0.5, 0, FillKind::Uniform};
+        cs.sm_count_target = 5;
+        DeviceProblem p(cs, 43, ReferenceSource::Cpu);
+        const cli::RunResult r = p.run_and_check("auto");
+        ASSERT_TRUE(r.launched) << cs.describe() << ": " << r.error;
+        EXPECT_TRUE(r.check.pass) << cs.describe() << ": " << reference::describe(r.check);
+        EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
+        GemmOptions negative;
+        negative.sm_count_target = -1;
+        EXPECT_EQ(p.call(negative), Status::InvalidSize);
+        EXPECT_NE(std::string(last_error()).find("sm_count_target"), std::string::npos) << last_error();
+    }
+}
+
 } // namespace

@@ -39,10 +39,12 @@ struct Call {
     const float* C = kC;
     int64_t ldc = 6;
     std::string kernel = "auto";
+    int sm_count_target = 0;
 
     Status run() const {
         gemmlab::GemmOptions o;
         o.kernel = kernel;
+        o.sm_count_target = sm_count_target;
         return gemmlab::validate_gemm<float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb,
                                              beta, C, ldc, o);
     }
@@ -65,6 +67,19 @@ TEST(Validation, NegativeSizes) {
         (which == 0 ? c.m : which == 1 ? c.n : c.k) = -2;
         EXPECT_EQ(c.run(), Status::InvalidSize);
         EXPECT_NE(msg().find(std::string(1, "mnk"[which]) + " = -2"), std::string::npos) << msg();
+    }
+}
+
+// 0 means every SM and any positive count is a target (one above the device's SMs means all
+// of them); only a negative one is refused.
+TEST(Validation, SmCountTargetMayNotBeNegative) {
+    Call c;
+    c.sm_count_target = -1;
+    EXPECT_EQ(c.run(), Status::InvalidSize);
+    EXPECT_NE(msg().find("options.sm_count_target = -1"), std::string::npos) << msg();
+    for (int target : {0, 1, 100000}) {
+        c.sm_count_target = target;
+        EXPECT_EQ(c.run(), Status::Success) << target << ": " << msg();
     }
 }
 
@@ -304,10 +319,12 @@ struct HalfCall {
     const TOut* C = reinterpret_cast<const TOut*>(0x3000);
     int64_t ldc = 6;
     std::string kernel = "auto";
+    int sm_count_target = 0;
 
     Status run() const {
         gemmlab::GemmOptions o;
         o.kernel = kernel;
+        o.sm_count_target = sm_count_target;
         return gemmlab::validate_gemm(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C,
                                       ldc, o);
     }

@@ -42,6 +42,13 @@ struct GemmOptions {
     /// says (naming "tf32" means TF32), and cuBLAS (rung 0) follows it (TF32 allows
     /// CUBLAS_COMPUTE_32F_FAST_TF32).
     Precision precision = Precision::Default;
+    /// The most SMs the call plans for; 0 (the default) means all of them. The persistent rungs
+    /// launch at most this many blocks and auto's model counts waves over this many SMs, so the
+    /// other SMs stay free for kernels that run beside the call (NCCL's collectives, another
+    /// stream's work); the rungs with one block per tile still spread over every free SM. A
+    /// target above the device's SM count means all of them. As cuBLAS's
+    /// cublasSetSmCountTarget.
+    int sm_count_target = 0;
 };
 
 /// BLAS-style GEMM on device memory: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,

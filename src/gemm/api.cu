@@ -142,6 +142,10 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         if (v < 0)
             return fail(Status::InvalidSize, std::string(name) + " = " + std::to_string(v) +
                                                  " is negative (sizes must be >= 0)");
+    if (options.sm_count_target < 0)
+        return fail(Status::InvalidSize, "options.sm_count_target = " +
+                                             std::to_string(options.sm_count_target) +
+                                             " is negative (0 means every SM)");
     const bool ta = op_a == Op::T, tb = op_b == Op::T;
     const Operand ops[] = {
         {"A", "lda", ta ? k : m, ta ? m : k, ta ? "k" : "m", ta ? "m" : "k", lda, ta, true},
@@ -299,6 +303,9 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
             GEMMLAB_CHECK_LAUNCH();
             return Status::Success;
         }
+        // A target below the device's SM count holds for every caps query of this call.
+        const int sms = detail::device_caps(device).sm_count;
+        const detail::SmCountTarget limit(options.sm_count_target < sms ? options.sm_count_target : 0);
         launch_problem(rung, g, options.stream);
         return Status::Success;
     } catch (const CublasFailure& e) {

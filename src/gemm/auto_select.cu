@@ -844,7 +844,8 @@ AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable
 AutoChoice current_auto_choice(const Problem& p) {
     int device = 0;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-    return auto_choice(p, device_caps(device), device_tune_table(device));
+    return auto_choice(p, device_caps(device),
+                       SmCountTarget::current() > 0 ? nullptr : device_tune_table(device));
 }
 
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
@@ -910,12 +911,13 @@ struct LastChoice {
     const TuneTable* table = nullptr;
     TuneType type = TuneType::F32;
     int64_t m = 0, n = 0, k = 0, batches = 0;
+    int sm_target = 0; // SmCountTarget::current()
     const void* candidate = nullptr; // a CandidateFor<Args> of `type`'s Args (with_groups)
     int splits = 1;
 
     bool same_inputs(const LastChoice& o) const {
         return device == o.device && table == o.table && type == o.type && m == o.m && n == o.n &&
-               k == o.k && batches == o.batches;
+               k == o.k && batches == o.batches && sm_target == o.sm_target;
     }
 };
 thread_local LastChoice t_last_choice;
@@ -946,7 +948,9 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     }
     LastChoice now;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&now.device));
-    now.table = device_tune_table(now.device); // loaded once per device
+    // The tune table's picks were timed on every SM: under an SM count target the model picks.
+    now.sm_target = SmCountTarget::current();
+    now.table = now.sm_target > 0 ? nullptr : device_tune_table(now.device); // loaded once per device
     now.type = type_key(p);
     now.m = p.m, now.n = p.n, now.k = p.k, now.batches = p.batch.count;
     with_groups(now.type, [&](auto groups) {

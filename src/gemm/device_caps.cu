@@ -2,6 +2,7 @@
 
 #include "gemm/device_caps.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
@@ -104,7 +105,11 @@ DeviceCaps query(int device) {
 
 bool library_has_sm90a() noexcept { return GEMMLAB_HAS_SM90A != 0; }
 
-DeviceCaps device_caps(int device) {
+namespace {
+
+thread_local int t_sm_count_target = 0;
+
+DeviceCaps cached_caps(int device) {
     if (device < 0 || device >= kMaxCachedDevices) return query(device);
     CapsSlot& slot = g_slots[size_t(device)];
     if (slot.ready.load(std::memory_order_acquire)) return slot.caps;
@@ -115,6 +120,27 @@ DeviceCaps device_caps(int device) {
     }
     return slot.caps;
 }
+
+} // namespace
+
+DeviceCaps limit_sms(DeviceCaps caps, int target) {
+    if (target <= 0 || target >= caps.sm_count) return caps;
+    const int all = caps.sm_count;
+    caps.sm_count = target;
+    for (int i = 0; i < 3; ++i) { // clusters of 2, 4, 8 blocks
+        const int size = 2 << i;
+        caps.clusters_of[i] = std::min(caps.clusters_of[i] * target / all, target / size);
+    }
+    return caps;
+}
+
+SmCountTarget::SmCountTarget(int target) noexcept : previous_(t_sm_count_target) {
+    t_sm_count_target = target;
+}
+SmCountTarget::~SmCountTarget() { t_sm_count_target = previous_; }
+int SmCountTarget::current() noexcept { return t_sm_count_target; }
+
+DeviceCaps device_caps(int device) { return limit_sms(cached_caps(device), t_sm_count_target); }
 
 DeviceCaps current_device_caps() {
     int device = 0;

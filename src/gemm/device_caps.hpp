@@ -38,8 +38,30 @@ struct DeviceCaps {
     }
 };
 
-/// The caps of `device`, cached after the first query. Throws CudaFailure if the query fails.
+/// The caps of `device`, cached after the first query, with at most the calling thread's SM
+/// count target of SMs (SmCountTarget). Throws CudaFailure if the query fails.
 DeviceCaps device_caps(int device);
+
+/// `caps` as a call limited to `target` SMs plans with them: sm_count at most `target`, and
+/// the clusters that run at once cut to the share of SMs left (a GPC holds whole clusters).
+/// target <= 0 leaves `caps` as it is.
+DeviceCaps limit_sms(DeviceCaps caps, int target);
+
+/// GemmOptions::sm_count_target for the calling thread while one call is enqueued: every caps
+/// query of that call (auto's model, the persistent grids) sees at most this many SMs. Scoped,
+/// so a call that fails or throws leaves the thread as it found it.
+class SmCountTarget {
+public:
+    explicit SmCountTarget(int target) noexcept;
+    ~SmCountTarget();
+    SmCountTarget(const SmCountTarget&) = delete;
+    SmCountTarget& operator=(const SmCountTarget&) = delete;
+    /// The calling thread's target; 0 when none is set.
+    static int current() noexcept;
+
+private:
+    int previous_;
+};
 
 /// The caps of the calling thread's current device.
 DeviceCaps current_device_caps();

@@ -34,6 +34,7 @@ std::string Case::describe() const {
                   ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "", fills[int(fill)],
                   offset ? (" ptr+" + std::to_string(offset)).c_str() : "",
                   precision == Precision::Tf32 ? " precision=tf32" : "");
+    if (sm_count_target) return buf + (" sm_count_target=" + std::to_string(sm_count_target));
     return buf;
 }
 
@@ -275,6 +276,7 @@ struct TypedProblem {
         opt.kernel = kernel;
         opt.stream = s;
         opt.precision = c.precision;
+        opt.sm_count_target = c.sm_count_target;
         return call(opt);
     }
 

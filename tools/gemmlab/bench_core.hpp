@@ -83,6 +83,8 @@ struct Case {
     FillKind fill = FillKind::Uniform;
     /// The call's GemmOptions::precision (what auto and cuBLAS may use).
     Precision precision = Precision::Default;
+    /// The call's GemmOptions::sm_count_target (0: every SM).
+    int sm_count_target = 0;
     /// Elements added to each of A, B and C's base pointers: 1 makes them unaligned for
     /// 16-byte accesses.
     int64_t offset = 0;
