@@ -1,21 +1,21 @@
 // Tensor-parallel GEMMs: all-gather + GEMM and GEMM + reduce-scatter, communication overlapped
 // with the local products.
 //
-// Both overlapped schedules keep the products few and large (a product split into pieces of a
-// few hundred rows loses a partial wave of blocks each time, more than the overlap wins), run
-// them with a rung that shares the GPU with NCCL (local_gemm.hpp), and communicate on a
-// high-priority stream over a communicator whose collectives use at most
-// CommOptions::overlap_max_ctas blocks.
-// all-gather + GEMM: the compute stream multiplies this rank's own shard at once, while the
-// communication stream all-gathers X (one ncclAllGather into a whole-X buffer); then the rows
-// received before and after the own shard, one product each (Y's rows of a range of X's rows
-// are contiguous).
-// GEMM + reduce-scatter: the rows of each owner's block are cut into `chunks` pieces (default 2);
-// the compute stream makes the partial product of one piece into a slot while the communication
-// stream reduces the piece before it to its owner (ncclReduce, root = owner), straight into the
-// owner's output rows.
+// Both overlapped schedules cut the work into products of at least a shard's rows (a product
+// of a few hundred rows loses a partial wave of blocks, more than the overlap wins) and
+// communicate on a high-priority stream, one collective at a time, over a communicator whose
+// collectives use at most CommOptions::overlap_max_ctas blocks; a product that runs beside a
+// collective plans for the SMs it leaves, one with none beside it takes them all
+// (local_gemm.hpp).
+// all-gather + GEMM: the shards move one at a time (ncclBroadcast from each rank in rank
+// order, into the whole-X buffer), and each shard's rows of Y are computed as soon as it has
+// arrived; the own shard's first, while the first broadcast runs.
+// GEMM + reduce-scatter: the rows of every owner's shard are cut into `chunks` pieces; chunk c
+// is the c-th piece of every owner's shard, made by one strided batched product (one product
+// per owner) into a slot laid out owner by owner, then reduced by one ncclReduceScatter
+// straight into the c-th piece of each owner's output, while the next chunk's product runs.
 // The Sequential schedule is the textbook pair: ncclAllGather then one gemm, one gemm then
-// ncclReduceScatter, on the caller's stream and communicator, with the caller's kernel.
+// ncclReduceScatter, on the caller's stream and communicator, with the caller's options.
 
 #include <algorithm>
 #include <vector>
@@ -32,10 +32,10 @@ namespace {
 template <class TA, class TC>
 Status row_gemm(Communicator::Impl* im, Op op_w, int64_t rows, int64_t n, int64_t k, scalar_t<TA> alpha,
                 const TA* x, int64_t ldx, const TA* w, int64_t ldw, TC* y, int64_t ldy,
-                const gemmlab::GemmOptions& opts, const gemmlab::GemmOptions& caller) {
+                const gemmlab::GemmOptions& opts) {
     if (rows == 0) return Status::Success;
     return detail::local_gemm<TA, TC>(im, Layout::RowMajor, Op::N, op_w, rows, n, k, alpha, x, ldx, w, ldw,
-                                      scalar_t<TA>(0), y, ldy, opts, caller);
+                                      scalar_t<TA>(0), y, ldy, opts);
 }
 
 /// The common start of both patterns: usable communicator, local checks, agreement.
@@ -55,7 +55,7 @@ Status begin(Communicator& comm, detail::TpKind kind, int64_t ta, int64_t tc, Op
 }
 
 int chunk_count(const TpOptions& o, int64_t rows_shard) {
-    const int64_t c = o.chunks > 0 ? o.chunks : 2;
+    const int64_t c = o.chunks > 0 ? o.chunks : 4;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
 }
 
@@ -76,14 +76,14 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     const int64_t rows_shard = tokens / P;
     if (tokens == 0 || n_local == 0) return Status::Success;
     cudaStream_t user = options.local.stream;
-    const gemmlab::GemmOptions& caller = options.local;
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly && P > 1 && k > 0;
     const bool do_compute = sched != Schedule::CommOnly;
-    // ComputeOnly times the Overlapped schedule's products.
-    gemmlab::GemmOptions local =
-        sched == Schedule::Sequential || P == 1 ? caller : detail::beside_comm<TA>(caller, im->device);
-    local.stream = user;
+    // A product with no collective beside it takes every SM; one beside a collective the SMs
+    // that leaves (local_gemm.hpp). ComputeOnly times the Overlapped schedule's products.
+    gemmlab::GemmOptions alone = options.local;
+    alone.stream = user;
+    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm(alone, *im) : alone;
     const size_t esz = sizeof(TA);
     auto get = [&](Buffer id, size_t bytes, void* out) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(out));
@@ -94,18 +94,19 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     TA* packed = nullptr; // the own shard made contiguous for sending, where ldx != k
     if (do_comm && ldx != k)
         if (Status s = get(Buffer::OwnShard, esz * rows_shard * k, &packed); s != Status::Success) return s;
+    auto pack_own = [&](cudaStream_t st, const TA** own) -> Status {
+        *own = x_shard;
+        if (!packed) return Status::Success;
+        *own = packed;
+        return im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
+                                          cudaMemcpyDeviceToDevice, st),
+                        "cudaMemcpy2DAsync (pack the shard)");
+    };
 
     if (sched == Schedule::Sequential) {
         const TA* own = x_shard;
-        if (packed) {
-            if (Status s = im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
-                                                      cudaMemcpyDeviceToDevice, user),
-                                    "cudaMemcpy2DAsync (pack the shard)");
-                s != Status::Success)
-                return s;
-            own = packed;
-        }
         if (do_comm) {
+            if (Status s = pack_own(user, &own); s != Status::Success) return s;
             if (Status s = im->nccl(ncclAllGather(own, all, size_t(rows_shard * k), nccl_type<TA>(), im->comm, user),
                                     im->comm, "ncclAllGather (X)", dl);
                 s != Status::Success)
@@ -114,7 +115,7 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
         const TA* xs = P > 1 ? all : x_shard;
         const int64_t ldxs = P > 1 ? k : ldx;
         if (Status s = row_gemm<TA, TC>(im, op_w, tokens, n_local, k, alpha, xs, std::max<int64_t>(1, ldxs), w, ldw, y,
-                                        ldy, local, caller);
+                                        ldy, alone);
             s != Status::Success)
             return s;
         detail::clear_error();
@@ -122,50 +123,55 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     }
 
     // Overlapped (and its timing aids). The own shard's product goes first on the compute
-    // stream: it needs nothing from the peers, and the GPU starts on it while the host enqueues
-    // the all-gather.
+    // stream: it needs nothing from the peers, and the GPU starts on it while the first
+    // broadcast runs. Then shard q's product as soon as broadcast q has landed; every product
+    // but shard P - 1's has a later broadcast beside it.
     ncclComm_t oc = nullptr;
     if (do_comm)
         if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
-    cudaEvent_t ev_start = im->event(2), gathered = im->event(3);
-    if (!gathered) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    cudaStream_t cs = im->comm_stream[0];
+    cudaEvent_t ev_start = im->event(2), done = im->event(3);
+    std::vector<cudaEvent_t> arrived(static_cast<size_t>(P));
+    for (int q = 0; q < P; ++q) arrived[size_t(q)] = im->event(size_t(16 + q));
+    if (!done || !arrived.back()) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    cudaStream_t cs = im->comm_stream;
     if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
     if (do_compute)
         if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, x_shard, ldx, w, ldw,
-                                        y + rank * rows_shard * ldy, ldy, local, caller);
+                                        y + rank * rows_shard * ldy, ldy, beside);
             s != Status::Success)
             return s;
     if (do_comm) {
         if (Status s = im->cuda(cudaStreamWaitEvent(cs, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
         const TA* own = x_shard;
-        if (packed) {
-            if (Status s = im->cuda(cudaMemcpy2DAsync(packed, k * esz, x_shard, ldx * esz, k * esz, rows_shard,
-                                                      cudaMemcpyDeviceToDevice, cs),
-                                    "cudaMemcpy2DAsync (pack the shard)");
+        if (Status s = pack_own(cs, &own); s != Status::Success) return s;
+        for (int q = 0; q < P; ++q) {
+            // The root sends its shard in place; the others receive shard q at its rows of X_all.
+            TA* recv = q == rank ? const_cast<TA*>(own) : all + q * rows_shard * k;
+            if (Status s = im->nccl(ncclBroadcast(own, recv, size_t(rows_shard * k), nccl_type<TA>(), q, oc, cs), oc,
+                                    "ncclBroadcast (a shard of X, overlapped)", dl);
                 s != Status::Success)
                 return s;
-            own = packed;
+            if (Status s = im->cuda(cudaEventRecord(arrived[size_t(q)], cs), "cudaEventRecord"); s != Status::Success)
+                return s;
         }
-        if (Status s = im->nccl(ncclAllGather(own, all, size_t(rows_shard * k), nccl_type<TA>(), oc, cs), oc,
-                                "ncclAllGather (X, overlapped)", dl);
-            s != Status::Success)
-            return s;
-        if (Status s = im->cuda(cudaEventRecord(gathered, cs), "cudaEventRecord"); s != Status::Success) return s;
-        if (Status s = im->cuda(cudaStreamWaitEvent(user, gathered, 0), "cudaStreamWaitEvent"); s != Status::Success)
-            return s;
     }
-    if (do_compute && P > 1) {
-        // The rows before the own shard, then the rows after it: one product each.
-        const int64_t before = rank * rows_shard, after0 = (rank + 1) * rows_shard;
-        const int64_t ld_all = std::max<int64_t>(1, k);
-        if (Status s = row_gemm<TA, TC>(im, op_w, before, n_local, k, alpha, all, ld_all, w, ldw, y, ldy, local, caller);
-            s != Status::Success)
-            return s;
-        if (Status s = row_gemm<TA, TC>(im, op_w, tokens - after0, n_local, k, alpha, all + after0 * k, ld_all, w, ldw,
-                                        y + after0 * ldy, ldy, local, caller);
-            s != Status::Success)
+    if (do_compute)
+        for (int q = 0; q < P; ++q) {
+            if (q == rank) continue;
+            if (do_comm)
+                if (Status s = im->cuda(cudaStreamWaitEvent(user, arrived[size_t(q)], 0), "cudaStreamWaitEvent");
+                    s != Status::Success)
+                    return s;
+            if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, all + q * rows_shard * k,
+                                            std::max<int64_t>(1, k), w, ldw, y + q * rows_shard * ldy, ldy,
+                                            q + 1 < P ? beside : alone);
+                s != Status::Success)
+                return s;
+        }
+    if (do_comm) { // the caller's next work waits for the last broadcast (it reads X_all)
+        if (Status s = im->cuda(cudaEventRecord(done, cs), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
     }
     detail::clear_error();
@@ -184,18 +190,17 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         s != Status::Success)
         return s;
     using Acc = std::conditional_t<detail::is_half_v<TC>, float, TC>;
-    const int P = im->nranks, rank = im->rank;
+    const int P = im->nranks;
     const int64_t rows_shard = tokens / P;
     if (tokens == 0 || n == 0) return Status::Success;
     cudaStream_t user = options.local.stream;
-    const gemmlab::GemmOptions& caller = options.local;
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly;
     const bool do_compute = sched != Schedule::CommOnly;
-    // ComputeOnly times the Overlapped schedule's products.
-    gemmlab::GemmOptions local =
-        sched == Schedule::Sequential || P == 1 ? caller : detail::beside_comm<TA>(caller, im->device);
-    local.stream = user;
+    // As in allgather_gemm: every SM for a product alone, those a collective leaves beside it.
+    gemmlab::GemmOptions alone = options.local;
+    alone.stream = user;
+    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm(alone, *im) : alone;
     auto get = [&](Buffer id, size_t bytes, void* o) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(o));
     };
@@ -229,7 +234,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     if (sched == Schedule::Sequential) {
         Acc* partial = nullptr;
         if (Status s = get(Buffer::Gathered, sizeof(Acc) * tokens * n, &partial); s != Status::Success) return s;
-        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, local, caller);
+        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, alone);
             s != Status::Success)
             return s;
         if (Status s = im->nccl(ncclReduceScatter(partial, target, size_t(rows_shard * n), nccl_type<Acc>(), ncclSum,
@@ -240,65 +245,60 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         return finish();
     }
 
-    const int chunks = chunk_count(options, rows_shard);
-    const int64_t cs = (rows_shard + chunks - 1) / chunks;
-    struct Chunk {
-        int owner;
-        int64_t row0, rows; // within the owner's shard
-    };
-    std::vector<Chunk> order;
-    for (int q = 0; q < P; ++q)
-        for (int c = 0; c < chunks; ++c) {
-            const int64_t r0 = c * cs, r1 = std::min<int64_t>(rows_shard, r0 + cs);
-            if (r1 > r0) order.push_back({q, r0, r1 - r0});
-        }
+    // Chunk c: rows [c * cs, c * cs + rows) of every owner's shard. Its slot holds the P owners'
+    // pieces one after another (rows x n each), as ncclReduceScatter deals them out.
+    const int asked = chunk_count(options, rows_shard);
+    const int64_t cs = (rows_shard + asked - 1) / asked;
+    const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
+    auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)
-        if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, sizeof(Acc) * cs * n, &slot[i]); s != Status::Success)
+        if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, sizeof(Acc) * P * cs * n, &slot[i]); s != Status::Success)
             return s;
-    ncclComm_t oc = im->comm; // one rank: NCCL's reduce is a copy
+    ncclComm_t oc = im->comm; // one rank: NCCL's reduce-scatter is a copy
     if (do_comm && P > 1)
         if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(7), im->event(8)}, done = im->event(9);
     if (!done) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    cudaStream_t cs_stream = im->comm_stream[0];
+    cudaStream_t cs_stream = im->comm_stream;
     if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
     if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
         return s;
 
-    auto compute = [&](size_t j) -> Status {
-        const Chunk& ch = order[j];
-        const int sl = int(j % 2);
-        if (j >= 2 && do_comm)
+    // Chunk 0's product has nothing beside it; every later one runs beside the reduce-scatter
+    // of the chunk before.
+    auto compute = [&](int c) -> Status {
+        const int sl = c % 2;
+        const int64_t rows = chunk_rows(c);
+        if (c >= 2 && do_comm)
             if (Status s = im->cuda(cudaStreamWaitEvent(user, freed[sl], 0), "cudaStreamWaitEvent"); s != Status::Success)
                 return s;
         if (do_compute)
-            if (Status s = row_gemm<TA, Acc>(im, op_w, ch.rows, n, k_local, alpha, x + (ch.owner * rows_shard + ch.row0) * ldx,
-                                             ldx, w, ldw, slot[sl], n, local, caller);
+            if (Status s = detail::local_gemm_batched<TA, Acc>(
+                    im, Layout::RowMajor, Op::N, op_w, rows, n, k_local, alpha, x + c * cs * ldx, ldx,
+                    rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P, c == 0 ? alone : beside);
                 s != Status::Success)
                 return s;
         return im->cuda(cudaEventRecord(ready[sl], user), "cudaEventRecord");
     };
-    auto communicate = [&](size_t j) -> Status {
+    auto communicate = [&](int c) -> Status {
         if (!do_comm) return Status::Success;
-        const Chunk& ch = order[j];
-        const int sl = int(j % 2);
+        const int sl = c % 2;
         if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ready[sl], 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
-        Acc* recv = ch.owner == rank ? target + ch.row0 * n : slot[sl];
-        if (Status s = im->nccl(ncclReduce(slot[sl], recv, size_t(ch.rows * n), nccl_type<Acc>(), ncclSum, ch.owner,
-                                           oc, cs_stream),
-                                oc, "ncclReduce (a chunk of partial products)", dl);
+        if (Status s = im->nccl(ncclReduceScatter(slot[sl], target + c * cs * n, size_t(chunk_rows(c) * n),
+                                                  nccl_type<Acc>(), ncclSum, oc, cs_stream),
+                                oc, "ncclReduceScatter (a chunk of partial products)", dl);
             s != Status::Success)
             return s;
         return im->cuda(cudaEventRecord(freed[sl], cs_stream), "cudaEventRecord");
     };
     if (Status s = compute(0); s != Status::Success) return s;
-    for (size_t j = 0; j < order.size(); ++j) {
-        if (j + 1 < order.size())
-            if (Status s = compute(j + 1); s != Status::Success) return s;
-        if (Status s = communicate(j); s != Status::Success) return s;
+    for (int c = 0; c < chunks; ++c) {
+        if (c + 1 < chunks)
+            if (Status s = compute(c + 1); s != Status::Success) return s;
+        if (Status s = communicate(c); s != Status::Success) return s;
     }
     if (Status s = im->cuda(cudaEventRecord(done, cs_stream), "cudaEventRecord"); s != Status::Success) return s;
     if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
