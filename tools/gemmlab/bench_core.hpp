@@ -83,8 +83,6 @@ struct Case {
     FillKind fill = FillKind::Uniform;
     /// The call's GemmOptions::precision (what auto and cuBLAS may use).
     Precision precision = Precision::Default;
-    /// The call's GemmOptions::sm_count_target (0: every SM).
-    int sm_count_target = 0;
     /// Elements added to each of A, B and C's base pointers: 1 makes them unaligned for
     /// 16-byte accesses.
     int64_t offset = 0;
@@ -93,6 +91,8 @@ struct Case {
     /// unaligned for 16-byte accesses even when batch 0 is aligned).
     Broadcast broadcast = Broadcast::None;
     int64_t batch_gap = 0;
+    /// The call's GemmOptions::sm_count_target (0: every SM).
+    int sm_count_target = 0;
 
     std::string ops() const { return {to_char(op_a), to_char(op_b)}; }
     /// True when the case calls gemm_strided_batched (shape.batch != 1), false for gemm.
