@@ -381,9 +381,9 @@ TEST(AutoModel, AnSmCountTargetLimitsTheCapsTheCallPlansWith) {
     }
     EXPECT_EQ(SmCountTarget::current(), 0);
 
-    // 512 x 512 x 16384 is a few tiles: on 132 SMs auto cuts them along k (split-K, or over a
-    // cluster); on 16 SMs the tiles alone fill them, and it cuts nothing.
-    const Problem few_tiles = problem(DataType::BF16, 512, 512, 16384);
+    // 1024 x 1024 x 16384 is a few tiles: on 132 SMs auto cuts them along k (split-K, or over a
+    // cluster); on 16 SMs its 32 tiles of 128 x 256 fill them twice, and it cuts nothing.
+    const Problem few_tiles = problem(DataType::BF16, 1024, 1024, 16384);
     const AutoChoice on_all = auto_choice(few_tiles, all, nullptr);
     const AutoChoice on_16 = auto_choice(few_tiles, limit_sms(all, 16), nullptr);
     auto cuts_k = [](const AutoChoice& c) {
