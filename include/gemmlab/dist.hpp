@@ -297,8 +297,9 @@ struct TpOptions {
     /// kernel, precision and the caller's stream, as GemmOptions::local.
     gemmlab::GemmOptions local = {};
     Schedule schedule = Schedule::Overlapped;
-    /// Chunks per rank's shard in the Overlapped schedule (compute of one overlaps the
-    /// communication of the next); 0 picks 4, fewer when the shard is small.
+    /// Pieces each owner's shard is cut into by gemm_reducescatter's Overlapped schedule (the
+    /// product of one piece overlaps the reduce-scatter of the piece before); 0 picks 4, fewer
+    /// when the shard has fewer rows. allgather_gemm does not cut its shards.
     int chunks = 0;
     bool synchronize = true;
 };

@@ -99,23 +99,21 @@ Communicator::Impl::~Impl() {
     for (auto& [id, b] : buffers)
         if (b.first) cudaFree(b.first);
     for (cudaEvent_t e : events) cudaEventDestroy(e);
-    if (comm_stream) cudaStreamDestroy(comm_stream);
+    for (cudaStream_t s : comm_stream)
+        if (s) cudaStreamDestroy(s);
     if (host_wire) cudaFreeHost(host_wire);
 }
 
 Status Communicator::Impl::init_resources() {
-    if (Status s = cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device),
-                        "cudaDeviceGetAttribute (SM count)");
-        s != Status::Success)
-        return s;
     int lo = 0, hi = 0;
     if (Status s = cuda(cudaDeviceGetStreamPriorityRange(&lo, &hi), "cudaDeviceGetStreamPriorityRange");
         s != Status::Success)
         return s;
-    if (Status s = cuda(cudaStreamCreateWithPriority(&comm_stream, cudaStreamNonBlocking, hi),
-                        "cudaStreamCreateWithPriority");
-        s != Status::Success)
-        return s;
+    for (cudaStream_t& st : comm_stream)
+        if (Status s = cuda(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, hi),
+                            "cudaStreamCreateWithPriority");
+            s != Status::Success)
+            return s;
     return cuda(cudaMallocHost(reinterpret_cast<void**>(&host_wire),
                                sizeof(int64_t) * (2 * detail::Fingerprint::capacity + 2)),
                 "cudaMallocHost");
@@ -281,7 +279,7 @@ Status Communicator::Impl::agree(detail::Fingerprint& mine, Clock::time_point dl
     const int n = mine.wire_count();
     mine.to_wire(host_wire);
     void* d = nullptr;
-    cudaStream_t st = comm_stream;
+    cudaStream_t st = comm_stream[0];
     if (Status s = buffer(Buffer::Fingerprint, sizeof(int64_t) * n, st, &d); s != Status::Success) return s;
     if (Status s = cuda(cudaMemcpyAsync(d, host_wire, sizeof(int64_t) * n, cudaMemcpyHostToDevice, st),
                         "cudaMemcpyAsync (fingerprint)");

@@ -63,11 +63,9 @@ struct Communicator::Impl {
     int device = 0;
     double timeout_s = 300;
     int overlap_max_ctas = 16; // maxCTAs of the communicators the overlapped schedules use
-    int sm_count = 1;          // of `device` (local_gemm.hpp: the SMs a collective leaves)
     bool aborted = false;
-    /// The communication stream (high priority, so NCCL's blocks are scheduled first as SMs
-    /// free); the overlapped schedules run one collective at a time on it.
-    cudaStream_t comm_stream = nullptr;
+    /// Communication streams (high priority, so NCCL's blocks are scheduled first as SMs free).
+    cudaStream_t comm_stream[2] = {nullptr, nullptr};
     /// Events reused by every call (cudaEventDisableTiming), grown on demand.
     std::vector<cudaEvent_t> events;
     /// Row and column communicators of a grid (null where that grid dimension is 1), split from

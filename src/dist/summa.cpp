@@ -6,12 +6,11 @@
 // steps that never cross a block of A's columns or B's rows (validate.hpp, panel_end), the owner
 // column of step s broadcasts its slice of A along each grid row, the owner row its slice of B
 // along each grid column, and every rank adds A_panel * B_panel to its block with the local
-// gemmlab product. Overlapped schedule: the broadcasts run on one high-priority stream (A's
-// panel, then B's: one collective at a time), into two slots per operand, so that the
-// broadcasts of step s + 1 run while step s computes; a slot is refilled only after the product
-// that read it (events `freed`). The row and column communicators cap NCCL's blocks
-// (CommOptions::overlap_max_ctas), and every product but the last, which has no broadcast
-// beside it, plans for the SMs they leave (local_gemm.hpp).
+// gemmlab product. Overlapped schedule: the broadcasts run on two high-priority streams, one per
+// direction, into two slots per operand, so that the broadcasts of step s + 1 run while step s
+// computes; a slot is refilled only after the product that read it (events `freed`). The row
+// and column communicators cap NCCL's blocks (CommOptions::overlap_max_ctas) and the products
+// run a rung that shares the GPU with them (local_gemm.hpp).
 
 #include <algorithm>
 #include <cstring>
@@ -85,18 +84,17 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
     const bool do_comm = sched != Schedule::ComputeOnly;
     const bool do_compute = sched != Schedule::CommOnly;
     cudaStream_t user = options.local.stream;
-    // A product with a broadcast beside it plans for the SMs the broadcast leaves; the timing
-    // aid ComputeOnly runs the products of the Overlapped schedule.
-    gemmlab::GemmOptions alone = options.local;
-    alone.stream = user;
+    const gemmlab::GemmOptions& caller = options.local;
+    // The timing aid ComputeOnly runs the products of the Overlapped schedule.
     const bool beside_nccl = sched != Schedule::Sequential && g.size() > 1;
-    const gemmlab::GemmOptions beside = beside_nccl ? detail::beside_comm(alone, *im) : alone;
+    gemmlab::GemmOptions local = beside_nccl ? detail::beside_comm<TA>(caller, im->device) : caller;
+    local.stream = user;
 
     if (k == 0) { // C = beta * C, no communication
         const int64_t lda0 = std::max<int64_t>(1, row_major ? 0 : mloc), ldb0 = std::max<int64_t>(1, row_major ? nloc : 0);
         if (do_compute)
             if (Status s = detail::local_gemm<TA, TC>(im, layout, Op::N, Op::N, mloc, nloc, 0, alpha, nullptr, lda0,
-                                                      nullptr, ldb0, beta, C.data, C.ld, alone);
+                                                      nullptr, ldb0, beta, C.data, C.ld, local, caller);
                 s != Status::Success)
                 return s;
         return options.synchronize ? comm.wait(user) : Status::Success;
@@ -135,15 +133,15 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
 
     cudaEvent_t ev_start = im->event(2), ready_a[2] = {im->event(3), im->event(4)},
                 ready_b[2] = {im->event(5), im->event(6)}, freed[2] = {im->event(7), im->event(8)},
-                done_a = im->event(9);
-    if (!done_a) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    // One stream for both directions: two collectives at once would hold twice the SMs.
-    cudaStream_t cs_a = overlapped ? im->comm_stream : user;
-    cudaStream_t cs_b = cs_a;
+                done_a = im->event(9), done_b = im->event(10);
+    if (!done_b) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    cudaStream_t cs_a = overlapped ? im->comm_stream[0] : user;
+    cudaStream_t cs_b = overlapped ? im->comm_stream[1] : user;
     if (overlapped) {
         if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
-        if (Status s = im->cuda(cudaStreamWaitEvent(cs_a, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
-            return s;
+        for (cudaStream_t cs : {cs_a, cs_b})
+            if (Status s = im->cuda(cudaStreamWaitEvent(cs, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
+                return s;
     }
 
     // Where step s's slices are, on this rank.
@@ -241,15 +239,14 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
         int64_t lda = 0, ldb = 0;
         a_slice(st, slot, &pa, &lda);
         b_slice(st, slot, &pb, &ldb);
-        const gemmlab::GemmOptions& local = si + 1 < steps.size() ? beside : alone;
         Status s = Status::Success;
         if constexpr (detail::is_half_v<TC>)
             if (use_acc)
                 s = detail::local_gemm<TA, float>(im, layout, Op::N, Op::N, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
-                                                  si == 0 ? 0.0f : 1.0f, acc, ld_acc, local);
+                                                  si == 0 ? 0.0f : 1.0f, acc, ld_acc, local, caller);
         if (!use_acc)
             s = detail::local_gemm<TA, TC>(im, layout, Op::N, Op::N, mloc, nloc, st.w, alpha, pa, lda, pb, ldb,
-                                           si == 0 ? beta : scalar_t<TA>(1), C.data, C.ld, local);
+                                           si == 0 ? beta : scalar_t<TA>(1), C.data, C.ld, local, caller);
         if (s != Status::Success) return s;
         if (overlapped) return im->cuda(cudaEventRecord(freed[slot], user), "cudaEventRecord");
         return Status::Success;
@@ -268,7 +265,9 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
     }
     if (overlapped) {
         if (Status s = im->cuda(cudaEventRecord(done_a, cs_a), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaEventRecord(done_b, cs_b), "cudaEventRecord"); s != Status::Success) return s;
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done_a, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaStreamWaitEvent(user, done_b, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
     }
     if constexpr (detail::is_half_v<TC>) {
         if (use_acc && do_compute) {

@@ -1,15 +1,15 @@
 // Tensor-parallel GEMMs: all-gather + GEMM and GEMM + reduce-scatter, communication overlapped
 // with the local products.
 //
-// Both overlapped schedules cut the work into products of at least a shard's rows (a product
-// of a few hundred rows loses a partial wave of blocks, more than the overlap wins) and
-// communicate on a high-priority stream, one collective at a time, over a communicator whose
-// collectives use at most CommOptions::overlap_max_ctas blocks; a product that runs beside a
-// collective plans for the SMs it leaves, one with none beside it takes them all
-// (local_gemm.hpp).
-// all-gather + GEMM: the shards move one at a time (ncclBroadcast from each rank in rank
-// order, into the whole-X buffer), and each shard's rows of Y are computed as soon as it has
-// arrived; the own shard's first, while the first broadcast runs.
+// Both overlapped schedules keep the products few and large (a product of a few hundred rows
+// loses a partial wave of blocks, more than the overlap wins), communicate on a high-priority
+// stream over a communicator whose collectives use at most CommOptions::overlap_max_ctas
+// blocks, and run a product beside a collective with the rung that shares the GPU with it
+// (local_gemm.hpp), one with no collective beside it with the caller's options.
+// all-gather + GEMM: the compute stream multiplies this rank's own shard at once, while the
+// communication stream all-gathers X (one ncclAllGather into a whole-X buffer); then the rows
+// received before and after the own shard, one product each (Y's rows of a range of X's rows
+// are contiguous).
 // GEMM + reduce-scatter: the rows of every owner's shard are cut into `chunks` pieces; chunk c
 // is the c-th piece of every owner's shard, made by one strided batched product (one product
 // per owner) into a slot laid out owner by owner, then reduced by one ncclReduceScatter
@@ -18,7 +18,6 @@
 // ncclReduceScatter, on the caller's stream and communicator, with the caller's options.
 
 #include <algorithm>
-#include <vector>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
@@ -32,10 +31,10 @@ namespace {
 template <class TA, class TC>
 Status row_gemm(Communicator::Impl* im, Op op_w, int64_t rows, int64_t n, int64_t k, scalar_t<TA> alpha,
                 const TA* x, int64_t ldx, const TA* w, int64_t ldw, TC* y, int64_t ldy,
-                const gemmlab::GemmOptions& opts) {
+                const gemmlab::GemmOptions& opts, const gemmlab::GemmOptions& caller) {
     if (rows == 0) return Status::Success;
     return detail::local_gemm<TA, TC>(im, Layout::RowMajor, Op::N, op_w, rows, n, k, alpha, x, ldx, w, ldw,
-                                      scalar_t<TA>(0), y, ldy, opts);
+                                      scalar_t<TA>(0), y, ldy, opts, caller);
 }
 
 /// The common start of both patterns: usable communicator, local checks, agreement.
@@ -79,11 +78,11 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly && P > 1 && k > 0;
     const bool do_compute = sched != Schedule::CommOnly;
-    // A product with no collective beside it takes every SM; one beside a collective the SMs
-    // that leaves (local_gemm.hpp). ComputeOnly times the Overlapped schedule's products.
+    // A product beside a collective runs beside_comm's rung, one alone the caller's options
+    // (local_gemm.hpp). ComputeOnly times the Overlapped schedule's products.
     gemmlab::GemmOptions alone = options.local;
     alone.stream = user;
-    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm(alone, *im) : alone;
+    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm<TA>(alone, im->device) : alone;
     const size_t esz = sizeof(TA);
     auto get = [&](Buffer id, size_t bytes, void* out) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(out));
@@ -115,7 +114,7 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
         const TA* xs = P > 1 ? all : x_shard;
         const int64_t ldxs = P > 1 ? k : ldx;
         if (Status s = row_gemm<TA, TC>(im, op_w, tokens, n_local, k, alpha, xs, std::max<int64_t>(1, ldxs), w, ldw, y,
-                                        ldy, alone);
+                                        ldy, alone, alone);
             s != Status::Success)
             return s;
         detail::clear_error();
@@ -123,21 +122,18 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
     }
 
     // Overlapped (and its timing aids). The own shard's product goes first on the compute
-    // stream: it needs nothing from the peers, and the GPU starts on it while the first
-    // broadcast runs. Then shard q's product as soon as broadcast q has landed; every product
-    // but shard P - 1's has a later broadcast beside it.
+    // stream, beside the all-gather: it needs nothing from the peers, and the GPU starts on it
+    // while the host enqueues the collective. The rows before and after it follow, alone.
     ncclComm_t oc = nullptr;
     if (do_comm)
         if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
-    cudaEvent_t ev_start = im->event(2), done = im->event(3);
-    std::vector<cudaEvent_t> arrived(static_cast<size_t>(P));
-    for (int q = 0; q < P; ++q) arrived[size_t(q)] = im->event(size_t(16 + q));
-    if (!done || !arrived.back()) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    cudaStream_t cs = im->comm_stream;
+    cudaEvent_t ev_start = im->event(2), gathered = im->event(3);
+    if (!gathered) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    cudaStream_t cs = im->comm_stream[0];
     if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
     if (do_compute)
         if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, x_shard, ldx, w, ldw,
-                                        y + rank * rows_shard * ldy, ldy, beside);
+                                        y + rank * rows_shard * ldy, ldy, beside, alone);
             s != Status::Success)
             return s;
     if (do_comm) {
@@ -145,33 +141,23 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
             return s;
         const TA* own = x_shard;
         if (Status s = pack_own(cs, &own); s != Status::Success) return s;
-        for (int q = 0; q < P; ++q) {
-            // The root sends its shard in place; the others receive shard q at its rows of X_all.
-            TA* recv = q == rank ? const_cast<TA*>(own) : all + q * rows_shard * k;
-            if (Status s = im->nccl(ncclBroadcast(own, recv, size_t(rows_shard * k), nccl_type<TA>(), q, oc, cs), oc,
-                                    "ncclBroadcast (a shard of X, overlapped)", dl);
-                s != Status::Success)
-                return s;
-            if (Status s = im->cuda(cudaEventRecord(arrived[size_t(q)], cs), "cudaEventRecord"); s != Status::Success)
-                return s;
-        }
+        if (Status s = im->nccl(ncclAllGather(own, all, size_t(rows_shard * k), nccl_type<TA>(), oc, cs), oc,
+                                "ncclAllGather (X, overlapped)", dl);
+            s != Status::Success)
+            return s;
+        if (Status s = im->cuda(cudaEventRecord(gathered, cs), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaStreamWaitEvent(user, gathered, 0), "cudaStreamWaitEvent"); s != Status::Success)
+            return s;
     }
-    if (do_compute)
-        for (int q = 0; q < P; ++q) {
-            if (q == rank) continue;
-            if (do_comm)
-                if (Status s = im->cuda(cudaStreamWaitEvent(user, arrived[size_t(q)], 0), "cudaStreamWaitEvent");
-                    s != Status::Success)
-                    return s;
-            if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, all + q * rows_shard * k,
-                                            std::max<int64_t>(1, k), w, ldw, y + q * rows_shard * ldy, ldy,
-                                            q + 1 < P ? beside : alone);
-                s != Status::Success)
-                return s;
-        }
-    if (do_comm) { // the caller's next work waits for the last broadcast (it reads X_all)
-        if (Status s = im->cuda(cudaEventRecord(done, cs), "cudaEventRecord"); s != Status::Success) return s;
-        if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success)
+    if (do_compute && P > 1) {
+        const int64_t before = rank * rows_shard, after0 = (rank + 1) * rows_shard;
+        const int64_t ld_all = std::max<int64_t>(1, k);
+        if (Status s = row_gemm<TA, TC>(im, op_w, before, n_local, k, alpha, all, ld_all, w, ldw, y, ldy, alone, alone);
+            s != Status::Success)
+            return s;
+        if (Status s = row_gemm<TA, TC>(im, op_w, tokens - after0, n_local, k, alpha, all + after0 * k, ld_all, w,
+                                        ldw, y + after0 * ldy, ldy, alone, alone);
+            s != Status::Success)
             return s;
     }
     detail::clear_error();
@@ -197,10 +183,10 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     const Schedule sched = options.schedule;
     const bool do_comm = sched != Schedule::ComputeOnly;
     const bool do_compute = sched != Schedule::CommOnly;
-    // As in allgather_gemm: every SM for a product alone, those a collective leaves beside it.
+    // As in allgather_gemm: beside_comm's rung beside a collective, else the caller's options.
     gemmlab::GemmOptions alone = options.local;
     alone.stream = user;
-    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm(alone, *im) : alone;
+    const gemmlab::GemmOptions beside = P > 1 ? detail::beside_comm<TA>(alone, im->device) : alone;
     auto get = [&](Buffer id, size_t bytes, void* o) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(o));
     };
@@ -234,7 +220,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     if (sched == Schedule::Sequential) {
         Acc* partial = nullptr;
         if (Status s = get(Buffer::Gathered, sizeof(Acc) * tokens * n, &partial); s != Status::Success) return s;
-        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, alone);
+        if (Status s = row_gemm<TA, Acc>(im, op_w, tokens, n, k_local, alpha, x, ldx, w, ldw, partial, n, alone, alone);
             s != Status::Success)
             return s;
         if (Status s = im->nccl(ncclReduceScatter(partial, target, size_t(rows_shard * n), nccl_type<Acc>(), ncclSum,
@@ -261,7 +247,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(7), im->event(8)}, done = im->event(9);
     if (!done) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
-    cudaStream_t cs_stream = im->comm_stream;
+    cudaStream_t cs_stream = im->comm_stream[0];
     if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
     if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
         return s;
@@ -277,7 +263,8 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         if (do_compute)
             if (Status s = detail::local_gemm_batched<TA, Acc>(
                     im, Layout::RowMajor, Op::N, op_w, rows, n, k_local, alpha, x + c * cs * ldx, ldx,
-                    rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P, c == 0 ? alone : beside);
+                    rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P, c == 0 ? alone : beside,
+                    alone);
                 s != Status::Success)
                 return s;
         return im->cuda(cudaEventRecord(ready[sl], user), "cudaEventRecord");
