@@ -15,6 +15,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "common/fill.hpp"
+#include "common/timing.hpp"
 #include "gemm/auto_select.hpp"
 #include "gemm/reference/check.hpp"
 #include "gemm/reference/gpu_reference.hpp"
@@ -1091,27 +1092,17 @@ TEST(SmCountTarget, ThePersistentRungRunsOnAnEighthOfTheSmsSlowerAndBitForBit) {
     auto call = [&](const GemmOptions& o, __nv_bfloat16* C) {
         return gemm(Layout::RowMajor, Op::N, Op::T, m, n, k, 1.0f, A.get(), k, B.get(), k, 0.0f, C, n, o);
     };
-    auto median_ms = [&](const GemmOptions& o, __nv_bfloat16* C) {
-        cudaEvent_t start, stop;
-        cudaEventCreate(&start);
-        cudaEventCreate(&stop);
-        std::vector<float> ms;
-        for (int rep = 0; rep < 6; ++rep) {
-            cudaEventRecord(start);
-            EXPECT_EQ(call(o, C), Status::Success) << last_error();
-            cudaEventRecord(stop);
-            cudaEventSynchronize(stop);
-            float t = 0;
-            cudaEventElapsedTime(&t, start, stop);
-            if (rep > 0) ms.push_back(t); // the first call loads the kernel
-        }
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        std::sort(ms.begin(), ms.end());
-        return ms[ms.size() / 2];
-    };
-    const float t_all = median_ms(all, C_all.get()), t_few = median_ms(few, C_few.get());
-    EXPECT_GT(t_few, 3.0f * t_all) << "on all " << sms << " SMs " << t_all << " ms, on " << few.sm_count_target
+    // Timed interleaved, as the bench times contenders.
+    TimingPolicy policy;
+    policy.min_samples = 5;
+    policy.min_total_ms = 20;
+    const std::vector<TimingStats> t = time_interleaved(
+        {[&](cudaStream_t s) { all.stream = s; ASSERT_EQ(call(all, C_all.get()), Status::Success) << last_error(); },
+         [&](cudaStream_t s) { few.stream = s; ASSERT_EQ(call(few, C_few.get()), Status::Success) << last_error(); }},
+        nullptr, policy);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const double t_all = t[0].median_ms, t_few = t[1].median_ms;
+    EXPECT_GT(t_few, 3.0 * t_all) << "on all " << sms << " SMs " << t_all << " ms, on " << few.sm_count_target
                                    << " of them " << t_few << " ms";
     std::vector<__nv_bfloat16> h_all(C_all.size()), h_few(C_few.size());
     C_all.copy_to_host(h_all.data(), h_all.size());

@@ -303,9 +303,10 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
             GEMMLAB_CHECK_LAUNCH();
             return Status::Success;
         }
-        // A target below the device's SM count holds for every caps query of this call.
-        const int sms = detail::device_caps(device).sm_count;
-        const detail::SmCountTarget limit(options.sm_count_target < sms ? options.sm_count_target : 0);
+        // A target below the device's SM count holds for every caps query of this call (the
+        // caps are looked up only for a call that sets one).
+        const int target = options.sm_count_target;
+        const detail::SmCountTarget limit(target > 0 && target < detail::device_caps(device).sm_count ? target : 0);
         launch_problem(rung, g, options.stream);
         return Status::Success;
     } catch (const CublasFailure& e) {

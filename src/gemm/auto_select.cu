@@ -841,11 +841,20 @@ AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable
     });
 }
 
+namespace {
+
+/// The device's tune table (loaded once per device), or none under an SM count target: its
+/// picks were timed on every SM, so there the model picks.
+const TuneTable* tune_table_for_call(int device) {
+    return SmCountTarget::current() > 0 ? nullptr : device_tune_table(device);
+}
+
+} // namespace
+
 AutoChoice current_auto_choice(const Problem& p) {
     int device = 0;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-    return auto_choice(p, device_caps(device),
-                       SmCountTarget::current() > 0 ? nullptr : device_tune_table(device));
+    return auto_choice(p, device_caps(device), tune_table_for_call(device));
 }
 
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
@@ -948,9 +957,8 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     }
     LastChoice now;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&now.device));
-    // The tune table's picks were timed on every SM: under an SM count target the model picks.
     now.sm_target = SmCountTarget::current();
-    now.table = now.sm_target > 0 ? nullptr : device_tune_table(now.device); // loaded once per device
+    now.table = tune_table_for_call(now.device);
     now.type = type_key(p);
     now.m = p.m, now.n = p.n, now.k = p.k, now.batches = p.batch.count;
     with_groups(now.type, [&](auto groups) {
