@@ -518,6 +518,70 @@ TEST(Fp8Gpu, ZeroKAndZeroAlphaScaleC) {
     run_fp8<E4M3, E4M3, __half>(c);
 }
 
+/// One FP8 product into a C of leading dimension ldc (NaN-poisoned), returned packed (ld m or n).
+template <class TOut>
+std::vector<TOut> fp8_into_ldc(const Fp8Case& c, const Fp8Inputs<E4M3, E4M3>& in, int64_t ldc) {
+    const bool row = c.layout == Layout::RowMajor;
+    const int64_t outer = row ? c.m : c.n, inner = row ? c.n : c.m;
+    OffsetBuffer<E4M3> dA(in.A, 0), dB(in.B, 0);
+    OffsetBuffer<float> dsa(in.scale_a, 0), dsb(in.scale_b, 0);
+    OffsetBuffer<TOut> dC(std::vector<TOut>(size_t(outer * ldc), TOut(std::nanf(""))), 0);
+    const Status s = gemm_fp8<E4M3, E4M3, TOut>(c.layout, c.op_a, c.op_b, c.m, c.n, c.k, c.alpha,
+                                                dA.ptr, in.sa.ld, {dsa.ptr, c.scaling_a}, dB.ptr,
+                                                in.sb.ld, {dsb.ptr, c.scaling_b}, 0.0f, dC.ptr, ldc);
+    EXPECT_EQ(s, Status::Success) << c.describe() << ": " << gemmlab::last_error();
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<TOut> stored = fetch(dC.ptr, size_t(outer * ldc));
+    std::vector<TOut> C(size_t(outer * inner));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t e = 0; e < inner; ++e) C[size_t(o * inner + e)] = stored[size_t(o * ldc + e)];
+    return C;
+}
+
+/// Expects two results equal bit for bit, none of them NaN (C was poisoned with NaN); `what`
+/// names the case.
+template <class T>
+void expect_same_bits(const std::vector<T>& x, const std::vector<T>& y, const std::string& what) {
+    ASSERT_EQ(x.size(), y.size());
+    int64_t differ = 0, unwritten = 0;
+    for (size_t e = 0; e < x.size(); ++e) {
+        if (std::isnan(float(x[e])) && unwritten++ == 0)
+            ADD_FAILURE() << what << ": element " << e << " not written";
+        if (std::memcmp(&x[e], &y[e], sizeof(T)) != 0 && differ++ == 0)
+            ADD_FAILURE() << what << ": element " << e << " differs (" << float(x[e]) << " vs "
+                          << float(y[e]) << ")";
+    }
+    EXPECT_EQ(differ, 0) << what;
+    EXPECT_EQ(unwritten, 0) << what;
+}
+
+TEST(Fp8Gpu, StagedAndRegisterStoresGiveTheSameBits) {
+    // A 16- or 32-bit C with beta 0, one scale factor per column of the kernel's column-major C
+    // and rows TMA can store goes through shared memory by TMA; the same product into a C of
+    // leading dimension one longer, which TMA cannot store, goes from registers. Both must
+    // write every element and round the same value: per-row scales over many binades (the
+    // kernel's rows: B's columns for a row-major call), partial last tiles both ways, alpha != 1.
+    REQUIRE_SM90A();
+    for (Layout l : {Layout::RowMajor, Layout::ColMajor}) {
+        Fp8Case c;
+        c.layout = l, c.m = 200, c.n = 264, c.k = 700;
+        c.scaling_a = l == Layout::RowMajor ? Scaling::PerTensor : Scaling::PerChannel;
+        c.scaling_b = l == Layout::RowMajor ? Scaling::PerChannel : Scaling::PerTensor;
+        c.wide_scales = true;
+        c.alpha = -0.75f;
+        std::mt19937_64 rng(run_seed() + 2);
+        const Fp8Inputs<E4M3, E4M3> in(c, rng);
+        const int64_t ld = l == Layout::RowMajor ? c.n : c.m;
+        const std::string where = std::string(to_string(l)) + ": ";
+        expect_same_bits(fp8_into_ldc<__nv_bfloat16>(c, in, ld),
+                         fp8_into_ldc<__nv_bfloat16>(c, in, ld + 1), where + "BF16 C");
+        expect_same_bits(fp8_into_ldc<__half>(c, in, ld), fp8_into_ldc<__half>(c, in, ld + 1),
+                         where + "FP16 C");
+        expect_same_bits(fp8_into_ldc<float>(c, in, ld), fp8_into_ldc<float>(c, in, ld + 1),
+                         where + "float C");
+    }
+}
+
 // ------------------------------------------------------------------------------------- INT8
 
 /// Runs gemm_int8 (int32 C) on host A and B (stored as the call says) and returns C, stored.
@@ -615,39 +679,52 @@ TEST(Int8Gpu, PastInt32AtTwoToTheSeventeen) {
 }
 
 TEST(Int8Gpu, ScaledFloatOutput) {
+    // beta -2 reads C, with per-row and per-column scales (stores from registers); beta 0 on
+    // sizes whose rows TMA can store, per-channel scales on the kernel's rows only (the staged
+    // store: B's columns of a row-major call, A's rows of a column-major one), C poisoned with
+    // NaN. Partial last tiles.
     REQUIRE_SM90A();
     std::mt19937_64 rng(run_seed() + 1);
-    for (Layout l : {Layout::RowMajor, Layout::ColMajor})
-        for (Op oa : {Op::N, Op::T}) {
-            const int64_t m = 177, n = 301, k = 2500;
-            const Op ob = Op::T;
-            const Stored sa = stored(l, oa == Op::T, m, k, 0), sb = stored(l, ob == Op::T, k, n, 0);
-            const Stored sc = stored(l, false, m, n, 0);
-            std::vector<int8_t> A(size_t(sa.count)), B(size_t(sb.count));
-            for (auto& x : A) x = int8_t(rng() & 0xFF);
-            for (auto& x : B) x = int8_t(rng() & 0xFF);
-            const std::vector<float> scale_a = draw_scales(size_t(m), true, rng);
-            const std::vector<float> scale_b = draw_scales(1, false, rng);
-            std::vector<float> C0(size_t(sc.count));
-            for (auto& x : C0) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
-            OffsetBuffer<int8_t> dA(A, 0), dB(B, 0);
-            OffsetBuffer<float> dC(C0, 0), dsa(scale_a, 0), dsb(scale_b, 0);
-            const float alpha = 1.5f, beta = -2.0f;
-            const Status s = gemm_int8(l, oa, ob, m, n, k, alpha, dA.ptr, sa.ld,
-                                       {dsa.ptr, Scaling::PerChannel}, dB.ptr, sb.ld,
-                                       {dsb.ptr, Scaling::PerTensor}, beta, dC.ptr, sc.ld);
-            ASSERT_EQ(s, Status::Success) << gemmlab::last_error();
-            GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
-            const auto C = fetch(dC.ptr, C0.size());
-            std::vector<double> ref(size_t(m * n)), mag(ref.size());
-            reference::quantized_gemm<int8_t, int8_t, float>(
-                l, oa, ob, m, n, k, alpha, A.data(), sa.ld, {scale_a.data(), true}, B.data(),
-                sb.ld, {scale_b.data(), false}, beta, C0.data(), sc.ld, ref.data(), mag.data());
-            const auto r = reference::check_quantized(l, m, n, C.data(), sc.ld, ref.data(),
-                                                      mag.data(), reference::kInt8FloatGamma);
-            EXPECT_TRUE(r.pass()) << to_string(l) << " " << to_char(oa) << to_char(ob) << ": "
-                                  << r.describe();
-        }
+    for (const float beta : {-2.0f, 0.0f})
+        for (Layout l : {Layout::RowMajor, Layout::ColMajor})
+            for (Op oa : {Op::N, Op::T}) {
+                const int64_t m = beta == 0.0f ? 176 : 177, n = beta == 0.0f ? 300 : 301, k = 2500;
+                const Op ob = Op::T;
+                const Stored sa = stored(l, oa == Op::T, m, k, 0), sb = stored(l, ob == Op::T, k, n, 0);
+                const Stored sc = stored(l, false, m, n, 0);
+                std::vector<int8_t> A(size_t(sa.count)), B(size_t(sb.count));
+                for (auto& x : A) x = int8_t(rng() & 0xFF);
+                for (auto& x : B) x = int8_t(rng() & 0xFF);
+                const bool staged = beta == 0.0f;
+                const bool per_row = !staged || l == Layout::ColMajor;
+                const bool per_col = !staged || l == Layout::RowMajor;
+                const std::vector<float> scale_a = draw_scales(size_t(per_row ? m : 1), true, rng);
+                const std::vector<float> scale_b = draw_scales(size_t(per_col ? n : 1), false, rng);
+                const auto scaling = [](bool per_channel) {
+                    return per_channel ? Scaling::PerChannel : Scaling::PerTensor;
+                };
+                std::vector<float> C0(size_t(sc.count), std::nanf(""));
+                if (beta != 0.0f)
+                    for (auto& x : C0) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+                OffsetBuffer<int8_t> dA(A, 0), dB(B, 0);
+                OffsetBuffer<float> dC(C0, 0), dsa(scale_a, 0), dsb(scale_b, 0);
+                const float alpha = 1.5f;
+                const Status s = gemm_int8(l, oa, ob, m, n, k, alpha, dA.ptr, sa.ld,
+                                           {dsa.ptr, scaling(per_row)}, dB.ptr, sb.ld,
+                                           {dsb.ptr, scaling(per_col)}, beta, dC.ptr, sc.ld);
+                ASSERT_EQ(s, Status::Success) << gemmlab::last_error();
+                GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+                const auto C = fetch(dC.ptr, C0.size());
+                std::vector<double> ref(size_t(m * n)), mag(ref.size());
+                reference::quantized_gemm<int8_t, int8_t, float>(
+                    l, oa, ob, m, n, k, alpha, A.data(), sa.ld, {scale_a.data(), per_row},
+                    B.data(), sb.ld, {scale_b.data(), per_col}, beta, C0.data(), sc.ld, ref.data(),
+                    mag.data());
+                const auto r = reference::check_quantized(l, m, n, C.data(), sc.ld, ref.data(),
+                                                          mag.data(), reference::kInt8FloatGamma);
+                EXPECT_TRUE(r.pass()) << to_string(l) << " " << to_char(oa) << to_char(ob)
+                                      << " beta " << beta << ": " << r.describe();
+            }
 }
 
 } // namespace

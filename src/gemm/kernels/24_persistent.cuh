@@ -18,16 +18,17 @@ struct PersistentSchedule {
 
 #ifdef GEMMLAB_SM90A
 
-/// C = alpha * acc (beta == 0, 16-bit C) through shared memory: the warpgroup transposes its
-/// accumulators into a buffer of 64 rows and kStoreCols<BN> columns with stmatrix (.trans: each
-/// 16-byte row of the buffer is 8 consecutive rows of one column of C, 128-byte swizzled so
-/// that the eight stores of a matrix hit eight different bank groups), then one thread stores
-/// the buffer by TMA, which clips at the matrix edges. The store runs on while the warpgroup starts the next tile; the
-/// buffer is reused only after the store has read it (bulk_wait_read).
-template <int BN, class P, class TOut = std::remove_pointer_t<decltype(P::C)>>
-__device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN / 2],
-                                               const void* map_c, uint32_t buffers, int64_t m0,
-                                               int64_t n0, int wg, int batch) {
+/// C = value (beta == 0, 16-bit C) through shared memory, value(i) being register i's result
+/// before rounding (alpha * acc[i] here; the 8-bit rungs pass their scaled one): the warpgroup
+/// transposes its results into a buffer of 64 rows and kStoreCols<BN> columns with stmatrix
+/// (.trans: each 16-byte row of the buffer is 8 consecutive rows of one column of C, 128-byte
+/// swizzled so that the eight stores of a matrix hit eight different bank groups), then one
+/// thread stores the buffer by TMA, which clips at the matrix edges. The store runs on while
+/// the warpgroup starts the next tile; the buffer is reused only after the store has read it
+/// (bulk_wait_read).
+template <int BN, class TOut, class Value>
+__device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, uint32_t buffers,
+                                               int64_t m0, int64_t n0, int wg, int batch) {
     static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool leader = threadIdx.x % 128 == 0;
@@ -49,7 +50,7 @@ __device__ __forceinline__ void store_tile_tma(const P& p, const float (&acc)[BN
 #pragma unroll
             for (int mq = 0; mq < 4; ++mq) {
                 const int i = 4 * (j + mq / 2) + 2 * (mq % 2);
-                const float lo = p.alpha * acc[i], hi = p.alpha * acc[i + 1];
+                const float lo = value(i), hi = value(i + 1);
                 if constexpr (std::is_same_v<TOut, __nv_bfloat16>) {
                     const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
                     regs[mq] = *reinterpret_cast<const uint32_t*>(&v);
@@ -83,7 +84,9 @@ struct TmaStoreEpilogue {
 #ifdef GEMMLAB_SM90A
         if constexpr (sizeof(*p.C) == 2) {
             if (p.tma_store) {
-                store_tile_tma<Cfg::BN>(p, acc, map_c, buffers, m0, n0, wg, int(batch));
+                using TOut = std::remove_pointer_t<decltype(p.C)>;
+                store_tile_tma<Cfg::BN, TOut>([&](int i) { return p.alpha * acc[i]; }, map_c,
+                                              buffers, m0, n0, wg, int(batch));
                 return;
             }
         }

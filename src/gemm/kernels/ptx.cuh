@@ -94,8 +94,14 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 }
 
 // ------------------------------------------------------------------------------- st.shared
-// PTX ISA "Data Movement and Conversion Instructions: st" (.shared, .v4): a plain 16-byte
-// store to a shared-memory address, for tiles filled through registers instead of cp.async.
+// PTX ISA "Data Movement and Conversion Instructions: st" (.shared, .b32, .v4): plain 4- and
+// 16-byte stores to a shared-memory address, for tiles filled through registers instead of
+// cp.async or TMA.
+
+/// Stores one 32-bit word to the 4-byte aligned shared address `dst`.
+__device__ __forceinline__ void st_shared_b32(uint32_t dst, uint32_t x) {
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(dst), "r"(x) : "memory");
+}
 
 /// Stores four 32-bit words to the 16-byte aligned shared address `dst`.
 __device__ __forceinline__ void st_shared_v4(uint32_t dst, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {

@@ -46,6 +46,10 @@ template <int BN>
 inline constexpr int kStoreCols = BN <= 128 ? BN : BN % 128 == 0 ? 128 : 64;
 template <int BM, int BN>
 inline constexpr int kTmaStoreBytes = (BM / 64) * 64 * kStoreCols<BN> * 2;
+/// Columns of C that one staging buffer holds at ElementBytes per value: kStoreCols of 16-bit
+/// values, half as many of 32-bit ones (the 8-bit rungs' float and int32 C).
+template <int BN, int ElementBytes>
+inline constexpr int kStagedCols = kStoreCols<BN> * 2 / ElementBytes;
 
 using WgmmaConfig = BlockConfig<128, 128, 4>;                          // rung 20
 using TmaConfig = BlockConfig<128, 128, 4>;                            // rung 21
@@ -78,10 +82,11 @@ using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 2
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
 /// Rung 29 (FP8): 128 x 128, as the promotion keeps a 64 x 128 FP32 interval sum per consumer
 /// beside its accumulators (2 x 64 registers; n256 would need 2 x 128, past the 232 a consumer
-/// thread has); k tiles of 128 FP8 values are 32 KB a stage, so six stages fit.
-using Fp8Config = BlockConfig<128, 128, 6>;
+/// thread has); k tiles of 128 FP8 values are 32 KB a stage, so six stages fit beside rung 24's
+/// 32 KB C staging.
+using Fp8Config = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128, 128>>;
 /// Rung 30 (INT8): exact s32 accumulators need no second set, so rung 22's 128 x 256 tile; four
-/// stages of 48 KB (128 INT8 values of k).
-using Int8Config = BlockConfig<128, 256, 4>;
+/// stages of 48 KB (128 INT8 values of k) beside the same 32 KB staging (64 columns of s32 C).
+using Int8Config = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128, 256>>;
 
 } // namespace gemmlab::detail::hopper

@@ -72,6 +72,7 @@ CUtensorMap make_operand_map(const T* X, int64_t inner, int64_t outer, int64_t l
     const auto type = std::is_same_v<T, float>    ? (to_tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                       : std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                      : std::is_same_v<T, int32_t> ? CU_TENSOR_MAP_DATA_TYPE_INT32 // INT8's C
                       : sizeof(T) == 1            ? CU_TENSOR_MAP_DATA_TYPE_UINT8 // FP8, INT8: bytes
                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const bool lines_aligned = (ld * int64_t(sizeof(T))) % 256 == 0;

@@ -112,10 +112,11 @@ void launch_8bit(const QuantArgs& g, cudaStream_t stream) {
     // which loads its share of A's tile for all), (k, n) boxes of 128 bytes x BN.
     const CUtensorMap map_a = make_operand_map(p.A, g.k, g.m, p.lda, Cfg::BM / Rung::kClusterBlocks);
     const CUtensorMap map_b = make_operand_map(p.B, g.k, g.n, p.ldb, Cfg::BN);
+    CUtensorMap map_c{};
+    Rung::Epilogue::template prepare_c<Cfg, TOut>(g, p, map_c);
     launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
                  Rung::template kernel<Math, TOut, /*TA=*/true, /*TB=*/false>()>(map_a, map_b,
-                                                                              CUtensorMap{}, p,
-                                                                              stream);
+                                                                              map_c, p, stream);
 } // ws is freed on the stream after the kernel
 
 } // namespace gemmlab::detail::hopper

@@ -6,13 +6,22 @@
 // here: two row factors per thread, two column factors per group of 8 columns. An FP8 C is
 // cuBLASLt's D: saturate(out_scale * result), with amax = max |result| reduced per warp and
 // joined by one atomicMax per warp.
+// A 16-bit or 32-bit C with beta == 0 goes through shared memory by TMA, as rung 24's 16-bit C
+// does: one store instruction per 8 values instead of one per value for 16-bit C, and the
+// stores run on while the consumers start the next tile (the 8-bit mainloop is short per tile,
+// so a slow epilogue shows). FP8 C (saturation, amax), a C read back (beta), per-column scale
+// factors, a row-major C, block scales and edges TMA cannot clip exactly take the stores from
+// registers.
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <cuda_fp8.h>
 
+#include "gemm/kernels/24_persistent.cuh"
 #include "gemm/kernels/hopper/epilogue.cuh"
+#include "gemm/kernels/ptx.cuh"
 #include "gemm/quantized_problem.hpp"
 
 namespace gemmlab::detail::hopper {
@@ -106,21 +115,130 @@ __device__ __forceinline__ void store_scaled_tile(const Acc (&acc)[BN / 2], int6
         if (s.amax) warp_amax(s.amax, amax);
 }
 
+/// C = value through shared memory for a 32-bit C (float, int32), value(i) being register i's
+/// result in C's type: the warpgroup writes its 64 rows x kCols columns into two buffers of
+/// 32 rows (a 128-byte row of a buffer is 32 consecutive rows of one column of C, its 16-byte
+/// chunks swizzled by the column, as SWIZZLE_128B lays a box out; a warp's store then hits 32
+/// different banks), and one thread stores both by TMA. Buffer reuse as in store_tile_tma.
+template <int BN, class TOut, class Value>
+__device__ __forceinline__ void store_tile_tma_32bit(Value value, const void* map_c,
+                                                     uint32_t buffers, int64_t m0, int64_t n0,
+                                                     int wg) {
+    static_assert(sizeof(TOut) == 4, "the 32-bit TMA store path");
+    constexpr int kCols = kStagedCols<BN, 4>;
+    constexpr int kHalfBytes = kCols * 128; // 32 rows of kCols columns
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const bool leader = threadIdx.x % 128 == 0;
+    const uint32_t buffer = buffers + wg * 2 * kHalfBytes;
+    const int row = 16 * warp + lane / 4; // this thread's first row in the warpgroup's 64
+#pragma unroll
+    for (int chunk = 0; chunk < BN / kCols; ++chunk) {
+        if (leader) bulk_wait_read<0>(); // the previous store has read the buffers
+        named_barrier(1 + wg, 128);
+#pragma unroll
+        for (int g = 0; g < kCols / 8; ++g) { // 8-column groups
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int i = 4 * (chunk * (kCols / 8) + g) + e;
+                const int r = row + 8 * (e / 2), c = 8 * g + 2 * (lane % 4) + e % 2;
+                const uint32_t at = buffer + (r / 32) * kHalfBytes + c * 128 +
+                                    ((((r % 32) / 4) ^ (c % 8)) * 16) + (r % 4) * 4;
+                const TOut v = value(i);
+                uint32_t bits;
+                memcpy(&bits, &v, 4);
+                ptx::st_shared_b32(at, bits);
+            }
+        }
+        fence_proxy_async();
+        named_barrier(1 + wg, 128);
+        if (leader) {
+            const int col = int(n0 + chunk * kCols), row0 = int(m0 + 64 * wg);
+            tma_store_3d(map_c, buffer, row0, col, 0);
+            tma_store_3d(map_c, buffer + kHalfBytes, row0 + 32, col, 0);
+            bulk_commit();
+        }
+    }
+}
+
 #endif // GEMMLAB_SM90A
 
-/// Rungs 29-30: every consumer thread stores its accumulators, scaled, from registers.
+/// Whether the kernel of Params P (math policy Math, C of type TOut) has the TMA store: 16-bit
+/// and 32-bit C (not FP8's), and not under block scales, whose kernel has no registers to spare
+/// for it (ptxas spilled; a row-major block-wise C, the usual one, is stored from registers
+/// anyway).
+template <class P>
+inline constexpr bool kStagesC = false;
+template <class Math, class TOut>
+inline constexpr bool kStagesC<Params<Math, TOut>> =
+    (sizeof(TOut) == 2 || sizeof(TOut) == 4) && !Math::kBlockScaled;
+
+/// Rungs 29-30: C through shared memory by TMA where prepare_c allowed it (p.tma_store), else
+/// every consumer thread stores its accumulators, scaled, from registers.
 struct ScaledEpilogue {
     template <class Cfg, class P, class Acc, int N>
-    __device__ __forceinline__ static void store(const P& p, const Acc (&acc)[N], const void*,
-                                                 uint32_t, int64_t m0, int64_t n0, int wg,
+    __device__ __forceinline__ static void store(const P& p, const Acc (&acc)[N], const void* map_c,
+                                                 uint32_t buffers, int64_t m0, int64_t n0, int wg,
                                                  int64_t batch) {
 #ifdef GEMMLAB_SM90A
+        using TOut = std::remove_pointer_t<decltype(p.C)>;
+        if constexpr (kStagesC<P>) {
+            if (p.tma_store) {
+                // The register path's factors and product order (row factor x column factor,
+                // then x the sum), so both round the same value. Columns share one factor here
+                // (prepare_c), so it joins the row factors: per-column factors loaded in the
+                // store loop made ptxas spill.
+                const OutputScales& s = p.math.output;
+                const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+                const int64_t r0 = m0 + 64 * wg + 16 * warp + lane / 4;
+                const float col_factor = scale_at(s.col, 0, 0);
+                float row_factor[2] = {p.alpha, p.alpha};
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    if (r0 + 8 * h < p.m) row_factor[h] *= scale_at(s.row, s.row_step, r0 + 8 * h);
+                    row_factor[h] *= col_factor;
+                }
+                // Register i's result: the exact sum for an int32 C, else in FP32 (rounded to
+                // a 16-bit C by store_tile_tma).
+                using Result = std::conditional_t<std::is_same_v<TOut, int32_t>, int32_t, float>;
+                const auto value = [&](int i) -> Result {
+                    if constexpr (std::is_same_v<TOut, int32_t>) return acc[i];
+                    else return row_factor[(i / 2) % 2] * float(acc[i]);
+                };
+                if constexpr (sizeof(TOut) == 2)
+                    store_tile_tma<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg, 0);
+                else
+                    store_tile_tma_32bit<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg);
+                return;
+            }
+        }
         store_scaled_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, p.C + batch * p.stride_c, p.ldc,
                                             p.alpha, p.beta, p.math.output, m0, n0, wg);
 #endif
     }
+    /// The last TMA stores must have read their buffers before the block's shared memory goes.
     template <class TOut>
-    __device__ __forceinline__ static void drain() {}
+    __device__ __forceinline__ static void drain() {
+#ifdef GEMMLAB_SM90A
+        if constexpr (sizeof(TOut) == 2 || sizeof(TOut) == 4)
+            if (threadIdx.x % 128 == 0) bulk_wait<0>(); // nothing in flight: returns at once
+#endif
+    }
+
+    /// Host: the TMA store needs beta == 0, one scale factor for every column (per-tensor or
+    /// none), a column-major C that TMA can address, and rows that end on a 16-byte boundary
+    /// (TMA clips at the tensor's edge in 16-byte steps along the contiguous dimension:
+    /// docs/ladder.md, rung 24).
+    template <class Cfg, class TOut, class P>
+    static void prepare_c(const QuantArgs& g, P& p, CUtensorMap& map_c) {
+        if constexpr (kStagesC<P>) {
+            const auto* C = static_cast<const TOut*>(g.C);
+            p.tma_store = g.beta == 0.0f && (!g.scales.col || g.scales.col_step == 0) &&
+                          !g.scales.c_row_major && operand_feedable(C, g.ldc) &&
+                          (g.m * int64_t(sizeof(TOut))) % 16 == 0;
+            if (p.tma_store)
+                map_c = make_operand_map(C, g.m, g.n, g.ldc, kStagedCols<Cfg::BN, sizeof(TOut)>);
+        }
+    }
 };
 
 } // namespace gemmlab::detail::hopper
