@@ -579,6 +579,15 @@ TEST(Fp8Gpu, StagedAndRegisterStoresGiveTheSameBits) {
                          where + "FP16 C");
         expect_same_bits(fp8_into_ldc<float>(c, in, ld), fp8_into_ldc<float>(c, in, ld + 1),
                          where + "float C");
+        // Block-wise scales: a row-major call keeps C row-major (staged without the transpose
+        // in 16 bits; a float C from registers either way).
+        c.scaling_a = c.scaling_b = Scaling::BlockWise;
+        std::mt19937_64 rng_blocks(run_seed() + 3);
+        const Fp8Inputs<E4M3, E4M3> blocks(c, rng_blocks);
+        expect_same_bits(fp8_into_ldc<__nv_bfloat16>(c, blocks, ld),
+                         fp8_into_ldc<__nv_bfloat16>(c, blocks, ld + 1), where + "block-wise BF16 C");
+        expect_same_bits(fp8_into_ldc<__half>(c, blocks, ld),
+                         fp8_into_ldc<__half>(c, blocks, ld + 1), where + "block-wise FP16 C");
     }
 }
 

@@ -8,8 +8,9 @@
 // tile. C is the exact int32 sum, or a float C = alpha * s_a(i) s_b(j) * sum + beta * C with
 // per-tensor or per-channel scales (hopper/scaled_epilogue.cuh).
 // Changed from rung 24: INT8 operands (byte tensor maps, 128 values per k tile), s32
-// accumulators, the scaled epilogue from registers. As for rung 29, operands that are not K-major
-// or not 16-byte aligned are first copied K-major (hopper/pack_8bit.cuh).
+// accumulators, the scaled epilogue (a 32-bit C through shared memory by TMA where it can).
+// As for rung 29, operands that are not K-major or not 16-byte aligned are first copied
+// K-major (hopper/pack_8bit.cuh).
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"

@@ -9,9 +9,9 @@
 // A 16-bit or 32-bit C with beta == 0 goes through shared memory by TMA, as rung 24's 16-bit C
 // does: one store instruction per 8 values instead of one per value for 16-bit C, and the
 // stores run on while the consumers start the next tile (the 8-bit mainloop is short per tile,
-// so a slow epilogue shows). FP8 C (saturation, amax), a C read back (beta), per-column scale
-// factors, a row-major C, block scales and edges TMA cannot clip exactly take the stores from
-// registers.
+// so a slow epilogue shows). A row-major C (a block-wise call's) is staged without the
+// transpose. FP8 C (saturation, amax), a C read back (beta), per-column scale factors, a
+// row-major 32-bit C and edges TMA cannot clip exactly take the stores from registers.
 
 #include <cstdint>
 #include <cstring>
@@ -160,17 +160,71 @@ __device__ __forceinline__ void store_tile_tma_32bit(Value value, const void* ma
     }
 }
 
+/// C = value for a row-major 16-bit C (a block-wise row-major call keeps C(i, j) at
+/// C[i ldc + j]) through shared memory: per 64 columns, a buffer of the warpgroup's 64 rows of
+/// 128 bytes (SWIZZLE_128B: 16-byte chunk c of row r at c ^ (r % 8), so the eight rows a
+/// matrix stores hit eight bank groups), filled by stmatrix without .trans (a lane's register
+/// pair is two neighbouring columns of one row: a row of C as the buffer holds it), one TMA
+/// store per buffer. The buffers are kTmaStoreBytes of rung 24's staging; reuse as in
+/// store_tile_tma.
+template <int BN, class TOut, class Value>
+__device__ __forceinline__ void store_tile_tma_rows(Value value, const void* map_c,
+                                                    uint32_t buffers, int64_t m0, int64_t n0,
+                                                    int wg) {
+    static_assert(sizeof(TOut) == 2, "the row-major TMA store path is for 16-bit C");
+    constexpr int kCols = kStoreCols<BN>;     // columns per pass
+    constexpr int kBoxCols = 64;              // 128 bytes: one buffer, one TMA box
+    constexpr int kBoxBytes = 64 * 128;
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const bool leader = threadIdx.x % 128 == 0;
+    const uint32_t buffer = buffers + wg * (64 * kCols * 2);
+    // This lane addresses row lane % 8 of matrix q = lane / 8: rows 0-7 or 8-15 of the warp's
+    // 16 (q % 2), the first or second 8-column group of the pair (q / 2).
+    const int q = lane / 8;
+    const int row = 16 * warp + 8 * (q % 2) + lane % 8;
+#pragma unroll
+    for (int chunk = 0; chunk < BN / kCols; ++chunk) {
+        if (leader) bulk_wait_read<0>(); // the previous store has read the buffers
+        named_barrier(1 + wg, 128);
+#pragma unroll
+        for (int jp = 0; jp < kCols / 16; ++jp) { // pairs of 8-column groups
+            const int j = chunk * (kCols / 8) + 2 * jp;
+            uint32_t regs[4];
+#pragma unroll
+            for (int mq = 0; mq < 4; ++mq) { // group j + mq / 2, rows + 8 (mq % 2)
+                const int i = 4 * (j + mq / 2) + 2 * (mq % 2);
+                if constexpr (std::is_same_v<TOut, __nv_bfloat16>) {
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(value(i), value(i + 1));
+                    memcpy(&regs[mq], &v, 4);
+                } else {
+                    const __half2 v = __floats2half2_rn(value(i), value(i + 1));
+                    memcpy(&regs[mq], &v, 4);
+                }
+            }
+            const int g = 2 * jp + q / 2; // this lane's 8-column group in the pass
+            const uint32_t at = buffer + (g / 8) * kBoxBytes + row * 128 + (((g % 8) ^ (row % 8)) * 16);
+            stmatrix_x4(at, regs[0], regs[1], regs[2], regs[3]);
+        }
+        fence_proxy_async();
+        named_barrier(1 + wg, 128);
+        if (leader) {
+#pragma unroll
+            for (int b = 0; b < kCols / kBoxCols; ++b)
+                tma_store_3d(map_c, buffer + b * kBoxBytes, int(n0 + chunk * kCols + b * kBoxCols),
+                             int(m0 + 64 * wg), 0);
+            bulk_commit();
+        }
+    }
+}
+
 #endif // GEMMLAB_SM90A
 
-/// Whether the kernel of Params P (math policy Math, C of type TOut) has the TMA store: 16-bit
-/// and 32-bit C (not FP8's), and not under block scales, whose kernel has no registers to spare
-/// for it (ptxas spilled; a row-major block-wise C, the usual one, is stored from registers
-/// anyway).
+/// Whether the kernel of Params P (C of type TOut) has the TMA store: 16-bit and 32-bit C, not
+/// FP8's.
 template <class P>
 inline constexpr bool kStagesC = false;
 template <class Math, class TOut>
-inline constexpr bool kStagesC<Params<Math, TOut>> =
-    (sizeof(TOut) == 2 || sizeof(TOut) == 4) && !Math::kBlockScaled;
+inline constexpr bool kStagesC<Params<Math, TOut>> = sizeof(TOut) == 2 || sizeof(TOut) == 4;
 
 /// Rungs 29-30: C through shared memory by TMA where prepare_c allowed it (p.tma_store), else
 /// every consumer thread stores its accumulators, scaled, from registers.
@@ -204,10 +258,14 @@ struct ScaledEpilogue {
                     if constexpr (std::is_same_v<TOut, int32_t>) return acc[i];
                     else return row_factor[(i / 2) % 2] * float(acc[i]);
                 };
-                if constexpr (sizeof(TOut) == 2)
-                    store_tile_tma<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg, 0);
-                else
+                if constexpr (sizeof(TOut) == 2) {
+                    if (s.c_row_major)
+                        store_tile_tma_rows<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg);
+                    else
+                        store_tile_tma<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg, 0);
+                } else {
                     store_tile_tma_32bit<Cfg::BN, TOut>(value, map_c, buffers, m0, n0, wg);
+                }
                 return;
             }
         }
@@ -225,18 +283,21 @@ struct ScaledEpilogue {
     }
 
     /// Host: the TMA store needs beta == 0, one scale factor for every column (per-tensor or
-    /// none), a column-major C that TMA can address, and rows that end on a 16-byte boundary
-    /// (TMA clips at the tensor's edge in 16-byte steps along the contiguous dimension:
-    /// docs/ladder.md, rung 24).
+    /// none), a C that TMA can address, and C's contiguous rows (or, row-major, its columns)
+    /// ending on a 16-byte boundary: TMA clips at the tensor's edge in 16-byte steps along the
+    /// contiguous dimension (docs/ladder.md, rung 24). A row-major C only in 16 bits.
     template <class Cfg, class TOut, class P>
     static void prepare_c(const QuantArgs& g, P& p, CUtensorMap& map_c) {
         if constexpr (kStagesC<P>) {
             const auto* C = static_cast<const TOut*>(g.C);
+            const bool rows = g.scales.c_row_major;
+            const int64_t contiguous = rows ? g.n : g.m;
             p.tma_store = g.beta == 0.0f && (!g.scales.col || g.scales.col_step == 0) &&
-                          !g.scales.c_row_major && operand_feedable(C, g.ldc) &&
-                          (g.m * int64_t(sizeof(TOut))) % 16 == 0;
+                          (!rows || sizeof(TOut) == 2) && operand_feedable(C, g.ldc) &&
+                          (contiguous * int64_t(sizeof(TOut))) % 16 == 0;
             if (p.tma_store)
-                map_c = make_operand_map(C, g.m, g.n, g.ldc, kStagedCols<Cfg::BN, sizeof(TOut)>);
+                map_c = rows ? make_operand_map(C, g.n, g.m, g.ldc, 64)
+                             : make_operand_map(C, g.m, g.n, g.ldc, kStagedCols<Cfg::BN, sizeof(TOut)>);
         }
     }
 };
