@@ -13,7 +13,8 @@
 //             form: the last wave's tiles cut along k; its cluster-split form: few tiles, each
 //             cut along k over a cluster); a unit is a tile of one product of a strided batch,
 //             or a k range of one (hopper/scheduler.cuh, tail_split.cuh, cluster_split.cuh)
-//   Epilogue  registers to C (rung 24: a TMA store for 16-bit C)
+//   Epilogue  registers to C (rung 24: a TMA store for 16-bit C; rungs 29-30 scale, then store
+//             16- and 32-bit C by TMA too: hopper/scaled_epilogue.cuh)
 // and the math policy (16-bit wgmma; rungs 25-26: TF32, 3xTF32; rungs 29-30: FP8, INT8 with
 // s32 accumulators, AccumulatorOf in hopper/params.hpp) is the kernel's Math.
 
