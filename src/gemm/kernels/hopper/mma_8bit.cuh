@@ -45,7 +45,6 @@ struct QuantScales {
 /// the scale factors as the policy's arguments.
 struct Mma8BitBase {
     using Storage = uint8_t;
-    static constexpr bool kBlockScaled = false;
     static constexpr int kParts = 1;
     static constexpr int kTileK = 128; // 128 bytes
     using Args = QuantScales;
@@ -59,7 +58,6 @@ struct Mma8BitBase {
 /// instruction of a k tile in sequence, so each one left out shortens the tile).
 template <class TA, class TB, int PromoteK = 128, bool BlockScaled = false>
 struct MmaFp8 : Mma8BitBase {
-    static constexpr bool kBlockScaled = BlockScaled;
     static constexpr int kPromoteK = PromoteK;
     static constexpr int kIntervalsPerTile = kTileK / PromoteK;
     static_assert(PromoteK % 32 == 0 && kTileK % PromoteK == 0,
