@@ -591,6 +591,29 @@ TEST(Fp8Gpu, StagedAndRegisterStoresGiveTheSameBits) {
     }
 }
 
+TEST(Fp8Gpu, ManyTilesPerBlock) {
+    // More 128 x 128 tiles than twice the SMs: each persistent block stores a tile while the
+    // next tile's first k tile runs (the deferred store), so every tile but a block's last is
+    // stored inside the k loop of another. k of one, two and five k tiles (the tile loop's
+    // every remainder after the first tile); per-tensor into the staged float and BF16 C and
+    // into a C with beta (registers), and block-wise.
+    REQUIRE_SM90A();
+    int sms = 0;
+    GEMMLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int64_t m = 256, n = 128 * (sms + 2) - 40; // 2 x (sms + 2) tiles, a partial last column
+    for (int64_t k : {128, 256, 640}) {
+        Fp8Case exact = exact_case(Layout::ColMajor, Op::T, Op::N, m, n, k);
+        run_fp8<E4M3, E4M3, float>(exact);
+        Fp8Case scaled;
+        scaled.layout = Layout::ColMajor, scaled.op_a = Op::T, scaled.m = m, scaled.n = n, scaled.k = k;
+        run_fp8<E4M3, E4M3, __nv_bfloat16>(scaled);
+        scaled.beta = 0.5f;
+        run_fp8<E4M3, E4M3, __nv_bfloat16>(scaled);
+        Fp8Case blocks = block_case(Layout::RowMajor, Op::N, Op::T, n, m, k);
+        run_fp8<E4M3, E4M3, __nv_bfloat16>(blocks);
+    }
+}
+
 // ------------------------------------------------------------------------------------- INT8
 
 /// Runs gemm_int8 (int32 C) on host A and B (stored as the call says) and returns C, stored.

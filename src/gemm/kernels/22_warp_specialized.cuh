@@ -47,6 +47,10 @@ inline constexpr int kConsumerRegisters = std::min(232, (65536 / 128 - kProducer
 /// select per register in every tile).
 template <class Consumer>
 concept OverlapsTiles = Consumer::kOverlapsTiles;
+/// And, of those, a policy whose wgmma never write acc (only its interval sums), so that the
+/// epilogue may read acc while the next unit's first wgmma run (an OverlapsTiles policy).
+template <class Consumer>
+concept HidesEpilogue = OverlapsTiles<Consumer> && Consumer::kHidesEpilogue;
 
 template <class Rung, class Math, class TOut, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
@@ -102,6 +106,23 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
         typename AccumulatorOf<Math>::type acc[Cfg::BN / 2] = {};
         typename Math::template Consumer<Layout> mma;
         State read, previous;
+        // A policy whose wgmma sum into interval sums apart from acc (FP8's: HidesEpilogue) lets
+        // a unit's first k tile run on the tensor cores while the unit before it is stored from
+        // acc: that store waits (`deferred`) until the next unit's first wgmma are issued, and
+        // the epilogue hides behind them instead of idling the tensor cores.
+        constexpr bool kDefersEpilogue = HidesEpilogue<decltype(mma)> &&
+                                         !SplitsInCluster<typename Rung::Schedule> &&
+                                         !SplitsTailTiles<typename Rung::Schedule>;
+        struct {
+            int64_t m0 = -1, n0 = 0; // m0 < 0: none waiting
+            int batch = 0;
+        } deferred;
+        auto store_deferred = [&] {
+            if (deferred.m0 >= 0)
+                Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base),
+                                                    deferred.m0, deferred.n0, wg, deferred.batch);
+            deferred.m0 = -1;
+        };
         for_each_unit<typename Rung::Schedule>(units, p, [&](const WorkUnit& w) {
             const int64_t m0 = int64_t(w.tm) * Cfg::BM, n0 = int64_t(w.tn) * Cfg::BN;
             // A policy with per-unit state (FP8's block scales) learns the unit's origin.
@@ -130,24 +151,31 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             };
             int kt = w.kt0;
             if constexpr (OverlapsTiles<decltype(mma)>) {
+                if constexpr (kDefersEpilogue) {
+                    consume.template operator()<0>(kt++);
+                    store_deferred();
+                    wgmma_wait<0>(); // paths join below: nothing may be in flight (C7514)
+                }
 #pragma unroll
                 for (int i = 0; i < Cfg::BN / 2; ++i) acc[i] = 0.0f;
+                // the tiles after a deferred store's first one start at parity 1
+                constexpr int P0 = kDefersEpilogue ? 1 : 0;
                 // Parities 0, 1, 0, 1, ... from the unit's first tile, a drain after every four
                 // (then two, then one) tiles.
                 for (; kt + 4 <= w.kt1; kt += 4) {
-                    consume.template operator()<0>(kt);
-                    consume.template operator()<1>(kt + 1);
-                    consume.template operator()<0>(kt + 2);
-                    consume.template operator()<1>(kt + 3);
+                    consume.template operator()<P0>(kt);
+                    consume.template operator()<1 - P0>(kt + 1);
+                    consume.template operator()<P0>(kt + 2);
+                    consume.template operator()<1 - P0>(kt + 3);
                     wgmma_wait<0>();
                 }
                 if (kt + 2 <= w.kt1) {
-                    consume.template operator()<0>(kt);
-                    consume.template operator()<1>(kt + 1);
+                    consume.template operator()<P0>(kt);
+                    consume.template operator()<1 - P0>(kt + 1);
                     wgmma_wait<0>();
                     kt += 2;
                 }
-                if (kt < w.kt1) consume.template operator()<0>(kt);
+                if (kt < w.kt1) consume.template operator()<P0>(kt);
             } else {
                 for (; kt < w.kt1; ++kt) consume.template operator()<0>(kt);
             }
@@ -165,6 +193,10 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                     store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
                     return;
                 }
+            if constexpr (kDefersEpilogue) {
+                deferred.m0 = m0, deferred.n0 = n0, deferred.batch = w.batch;
+                return;
+            }
             if constexpr (SplitsInCluster<typename Rung::Schedule>) {
                 // A piece of a tile cut over the cluster: add this block's share of the columns
                 // and store it from registers.
@@ -194,6 +226,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
                                                 n0, wg, w.batch);
         });
+        if constexpr (kDefersEpilogue) store_deferred();
         Rung::Epilogue::template drain<TOut>();
     }
     Cluster::sync_before_exit();

@@ -73,6 +73,7 @@ struct MmaFp8 : Mma8BitBase {
                                  "sums: 192 of a consumer's 232 registers)");
         static constexpr int kStepsPerInterval = PromoteK / 32;
         static constexpr bool kOverlapsTiles = true; // 22_warp_specialized.cuh
+        static constexpr bool kHidesEpilogue = true; // wgmma write interval_sum only
 
         /// The two interval sums (sum s holds every other interval), which one holds the last
         /// interval issued, and whether it still waits for its promotion.
