@@ -20,8 +20,9 @@
 // Block-wise scales (DeepSeek-V3's recipe: op(A) per row and 128 k, op(B) per 128 x 128 block)
 // ride on the promotion: an interval is one 128-value k block, so its sum is multiplied by the
 // block's two factors as it is added (one FMA); without block scales that factor is 1 and the
-// FMA is exactly the add. The factors are loaded when an interval starts, so their latency hides
-// under its wgmma.
+// FMA is exactly the add. A k block's factors are loaded from global memory two intervals
+// before its promotion reads them (right after the promotion that frees their registers), so an
+// L2 round trip under load hides behind two intervals of wgmma, not one.
 // INT8 (MmaInt8): s32 accumulators, exact while |sum| < 2^31 (docs/precision.md, "INT8").
 
 #include <cstdint>
@@ -62,6 +63,7 @@ struct MmaFp8 : Mma8BitBase {
     static constexpr int kIntervalsPerTile = kTileK / PromoteK;
     static_assert(PromoteK % 32 == 0 && kTileK % PromoteK == 0,
                   "an interval is whole wgmma k steps (32) within one k tile (128)");
+    static_assert(!BlockScaled || PromoteK == kTileK, "a block scale's interval is its k block");
 
     template <class Layout>
     struct Consumer {
@@ -81,53 +83,67 @@ struct MmaFp8 : Mma8BitBase {
         int last_sum = 0;
         bool pending = false;
         int tiles = 0; // k tiles of the current unit issued so far: the k block of block scales
-        /// Block-wise scales of this thread's rows r0 and r0 + 8 (block_a, + second_row; rows
-        /// past m read row m - 1: their sums are zero and never stored) and of the unit's 128
-        /// columns (block_b), with BlockScaled only. `factor[s]` is a(row, kb) *
-        /// b(kb, jb) for the two rows, kb the k block of the interval in sum s; 1 without
-        /// block scales.
-        const float* block_a = nullptr;
+        /// Block-wise scales, with BlockScaled only: those of the next k block to load for this
+        /// thread's rows r0 and r0 + 8 (next_a, + second_row; rows past m read row m - 1: their
+        /// sums are zero and never stored) and for the unit's 128 columns (next_b), and the k
+        /// blocks (k_blocks) there are. `scale_a[s]` holds a(row, kb) for the two rows and
+        /// `scale_b[s]` b(kb, jb), kb the k block of the interval in sum s; they are multiplied
+        /// only by the promotion that reads them, as a use of a load waits for it to arrive.
+        const float* next_a = nullptr;
         int64_t block_a_step = 0; // lda: the next k block
         int second_row = 8;
-        const float* block_b = nullptr;
-        float factor[2][2] = {{1.0f, 1.0f}, {1.0f, 1.0f}};
+        const float* next_b = nullptr;
+        int k_blocks = 0;
+        float scale_a[2][2] = {}, scale_b[2] = {};
 
-        /// A new unit at (m0, n0): where its block scales are (22_warp_specialized.cuh calls
-        /// this before the unit's first k tile).
+        /// A new unit at (m0, n0): where its block scales are, and the first k block's scales
+        /// (22_warp_specialized.cuh calls this before the unit's first k tile, after the last
+        /// unit's promotions).
         template <class P>
         __device__ __forceinline__ void start_unit(const P& p, int64_t m0, int64_t n0) {
             if constexpr (!BlockScaled) return;
+#ifdef GEMMLAB_SM90A
             const BlockScales& s = p.math.blocks;
-            block_a = s.a;
             const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4, wg = threadIdx.x / 128;
             const int64_t r0 = min(m0 + 64 * wg + 16 * warp + lane / 4, p.m - 1);
-            block_a = s.a + r0;
+            next_a = s.a + r0;
             block_a_step = s.lda;
             second_row = int(min(r0 + 8, p.m - 1) - r0);
-            block_b = s.b + (n0 / kN) * s.ldb; // a 128-column tile is one block of columns
+            next_b = s.b + (n0 / kN) * s.ldb; // a 128-column tile is one block of columns
+            k_blocks = int((p.k + kTileK - 1) / kTileK);
+            load_scales<0>(); // k block 0 runs in sum 0
+#endif
         }
 
 #ifdef GEMMLAB_SM90A
-        /// acc += factor * the finished interval's sum S (one FMA, round to nearest; without
-        /// block scales one add): the promotion.
+        /// acc += a * b * the finished interval's sum S (one FMA per element, round to
+        /// nearest; without block scales one add): the promotion.
         template <int S>
         __device__ __forceinline__ void promote(float (&acc)[kN / 2]) {
             pin_accumulators(interval_sum[S]); // read only after the wait that retired its wgmma
+            float factor[2] = {1.0f, 1.0f};
+            if constexpr (BlockScaled) {
+                // Here, not before, the loads must have arrived: left to itself, ptxas moves
+                // the column block's scale (the same in every thread) into a uniform register
+                // right after its load, stalling the warp for the load in every k tile.
+                asm volatile("" : "+f"(scale_a[S][0]), "+f"(scale_a[S][1]), "+f"(scale_b[S]));
+                factor[0] = scale_a[S][0] * scale_b[S], factor[1] = scale_a[S][1] * scale_b[S];
+            }
 #pragma unroll
             for (int i = 0; i < kN / 2; ++i)
-                acc[i] = BlockScaled ? __fmaf_rn(interval_sum[S][i], factor[S][(i / 2) % 2], acc[i])
+                acc[i] = BlockScaled ? __fmaf_rn(interval_sum[S][i], factor[(i / 2) % 2], acc[i])
                                      : __fadd_rn(interval_sum[S][i], acc[i]);
         }
 
-        /// The block factors of k block kb for the interval about to run in sum S (loaded as
-        /// it starts, used one interval later, so the loads hide under its wgmma).
+        /// The next k block's scales, for the interval that will run in sum S.
         template <int S>
-        __device__ __forceinline__ void load_factors(int kb) {
+        __device__ __forceinline__ void load_scales() {
             if constexpr (!BlockScaled) return;
-            const float b = __ldg(block_b + kb);
-            const float* a = block_a + kb * block_a_step;
-            factor[S][0] = __ldg(a) * b;
-            factor[S][1] = __ldg(a + second_row) * b;
+            scale_b[S] = __ldg(next_b);
+            scale_a[S][0] = __ldg(next_a);
+            scale_a[S][1] = __ldg(next_a + second_row);
+            next_a += block_a_step;
+            ++next_b;
         }
 #endif
 
@@ -144,24 +160,32 @@ struct MmaFp8 : Mma8BitBase {
                 pending = false;
                 tiles = 0;
             }
+            // The warpgroup index through a shuffle from lane 0: ptxas then knows it is the
+            // same in every lane and builds A's descriptors in uniform registers, as B's,
+            // instead of moving each from ordinary registers (R2UR) before its wgmma.
+            const int wg_uniform = __shfl_sync(0xFFFFFFFFu, wg, 0);
+            const uint64_t desc_a = operand_descriptor<A>(a, 64 * wg_uniform, 0);
+            const uint64_t desc_b = operand_descriptor<B>(b, 0, 0);
 #pragma unroll
             for (int j = 0; j < kIntervalsPerTile; ++j) {
                 constexpr int kFirstSum = Parity * kIntervalsPerTile % 2;
                 const int s = (kFirstSum + j) % 2; // a constant once unrolled
                 auto run = [&]<int S>() {
-                    load_factors<S>(tiles);
                     wgmma_fence(); // sum S was last read by ordinary instructions (its promotion)
 #pragma unroll
                     for (int ks = 0; ks < kStepsPerInterval; ++ks)
-                        wgmma_fp8_n128<TA, TB>(
-                            interval_sum[S],
-                            operand_descriptor<A>(a, 64 * wg, j * kStepsPerInterval + ks),
-                            operand_descriptor<B>(b, 0, j * kStepsPerInterval + ks), ks == 0 ? 0 : 1);
+                        wgmma_fp8_n128<TA, TB>(interval_sum[S],
+                                               at_k_step<A>(desc_a, j * kStepsPerInterval + ks),
+                                               at_k_step<B>(desc_b, j * kStepsPerInterval + ks),
+                                               ks == 0 ? 0 : 1);
                     wgmma_commit();
                     wgmma_wait<1>(); // all but this interval's wgmma retired
                     if (pending) promote<1 - S>(acc);
                     pending = true;
                     last_sum = S;
+                    // the scales of sum 1 - S are free again: the next k block runs in it
+                    if constexpr (BlockScaled)
+                        if (tiles + 1 < k_blocks) load_scales<1 - S>();
                 };
                 if (s == 0) run.template operator()<0>();
                 else run.template operator()<1>();
@@ -208,11 +232,13 @@ struct MmaInt8 : Mma8BitBase {
                                                int wg, bool accumulate) {
 #ifdef GEMMLAB_SM90A
             static_assert(BN == 256, "wrapped for n256");
+            const uint64_t desc_a = operand_descriptor<A>(a, 64 * wg, 0);
+            const uint64_t desc_b = operand_descriptor<B>(b, 0, 0);
             wgmma_fence();
 #pragma unroll
             for (int ks = 0; ks < 4; ++ks) // 4 k steps of 32
-                wgmma_s8_n256(acc, operand_descriptor<A>(a, 64 * wg, ks),
-                              operand_descriptor<B>(b, 0, ks), (accumulate || ks > 0) ? 1 : 0);
+                wgmma_s8_n256(acc, at_k_step<A>(desc_a, ks), at_k_step<B>(desc_b, ks),
+                              (accumulate || ks > 0) ? 1 : 0);
 #endif
         }
         /// After the last k tile: acc already holds the (exact) sum.

@@ -76,6 +76,17 @@ __device__ __forceinline__ uint64_t operand_descriptor(uint32_t tile, int mn0, i
                                 Shape::kPanelBytes, 1024);
 }
 
+/// The descriptor of k step `ks` from that of step 0 (operand_descriptor(tile, mn0, 0)): only
+/// the start address field (bits 0-13, address / 16) moves, by the step's bytes / 16, and no
+/// carry can leave it as shared memory ends below 2^18 bytes. One add on the low word instead of
+/// building each step's descriptor again (masks and shifts ptxas cannot fold): the 8-bit rungs
+/// issue a wgmma per 32 bytes of k, and every instruction of their k loop costs tensor time.
+template <class Shape>
+__device__ __forceinline__ uint64_t at_k_step(uint64_t step0, int ks) {
+    constexpr uint32_t kStep = Shape::kKMajor ? 32 / 16 : 2048 / 16;
+    return (step0 & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(step0) + uint32_t(ks) * kStep);
+}
+
 #endif // GEMMLAB_SM90A
 
 } // namespace gemmlab::detail::hopper
