@@ -453,6 +453,7 @@ TEST(AccuracyCli, BadValuesAreUsageErrors) {
         {"accuracy --inputs gauss", "'gauss'"},    {"accuracy --op all", "one op combination"},
         {"accuracy --dtype f8", "'f8'"},           {"accuracy --kernels nosuch", "'nosuch'"},
         {"accuracy --m 0", "at least 1"},          {"accuracy --precision fast", "'fast'"},
+        {"accuracy --dtype fp8 --inputs wide", "'wide'"},
     };
     for (const auto& [args, message] : cases) {
         const auto out = run_cli(args);
@@ -466,6 +467,35 @@ TEST(AccuracyCli, SaysItNeedsAGpu) {
     const auto out = run_cli("accuracy --quick");
     EXPECT_EQ(out.code, 3) << out.text;
     EXPECT_NE(out.text.find("needs an NVIDIA GPU"), std::string::npos) << out.text;
+}
+
+// fp8 and fp8-block against cuBLASLt: one row per dtype, k and input kind, each within its
+// bound and with cuBLASLt's error beside it (a float C both ways, so neither is exact).
+TEST(AccuracyGpu, Fp8RowsBesideCublasLt) {
+    REQUIRE_GPU();
+    const auto out = run_cli("accuracy --dtype fp8,fp8-block --k 256,2048 --m 96 --n 136 "
+                             "--inputs signed,same-sign --seed 5");
+    if (out.text.find("sm_90a") != std::string::npos) GTEST_SKIP() << out.text;
+    ASSERT_EQ(out.code, 0) << out.text;
+    std::istringstream lines(out.text);
+    std::string line;
+    int rows = 0;
+    while (std::getline(lines, line)) {
+        std::istringstream f(line);
+        std::string dtype, k, inputs, within;
+        double bound = 0, ours_max = 0, ours_median = 0, lt_max = 0, lt_median = 0, ratio = 0;
+        if (!(f >> dtype >> k >> inputs >> bound >> ours_max >> ours_median >> lt_max >> lt_median >>
+              ratio >> within))
+            continue; // the header, the seed and the note
+        ++rows;
+        EXPECT_TRUE(dtype == "fp8" || dtype == "fp8-block") << line;
+        EXPECT_EQ(within, "yes") << line;
+        EXPECT_LE(ours_max, bound) << line;
+        EXPECT_GT(ours_max, 0.0) << line; // float C rounds: an error of exactly 0 is a wrong table
+        EXPECT_GT(lt_max, 0.0) << line;
+        EXPECT_LE(ours_median, ours_max) << line;
+    }
+    EXPECT_EQ(rows, 8) << out.text;
 }
 
 // A small run on the GPU: every row within its bound, each ratio to cuBLAS present, the same-sign

@@ -9,6 +9,8 @@
 
 #include "gemmlab/bench_quantized.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -42,7 +44,8 @@ namespace {
 class LtMatmul {
 public:
     LtMatmul(bool fp8, int64_t m, int64_t n, int64_t k, const void* A, const void* B, void* C,
-             const float* scale_a, const float* scale_b, bool block_wise = false)
+             const float* scale_a, const float* scale_b, bool block_wise = false,
+             bool float_out = false)
         : fp8_(fp8), A_(A), B_(B), C_(C), ws_(size_t(32) << 20) {
         GEMMLAB_LT_CHECK(cublasLtCreate(&lt_));
         const cublasComputeType_t compute = fp8 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32I;
@@ -66,7 +69,7 @@ public:
                                                             &groups, sizeof(groups)));
         }
         const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_8I;
-        const cudaDataType_t out = fp8 ? CUDA_R_16BF : CUDA_R_32I;
+        const cudaDataType_t out = !fp8 ? CUDA_R_32I : float_out ? CUDA_R_32F : CUDA_R_16BF;
         GEMMLAB_LT_CHECK(cublasLtMatrixLayoutCreate(&a_, in, uint64_t(k), uint64_t(n), k)); // B_mem
         GEMMLAB_LT_CHECK(cublasLtMatrixLayoutCreate(&b_, in, uint64_t(k), uint64_t(m), k)); // A_mem
         GEMMLAB_LT_CHECK(cublasLtMatrixLayoutCreate(&c_, out, uint64_t(n), uint64_t(m), n));
@@ -82,7 +85,8 @@ public:
         if (st != CUBLAS_STATUS_SUCCESS || found == 0)
             throw CudaFailure("cuBLASLt has no algorithm for this " +
                               std::string(block_wise ? "block-scaled FP8" : fp8 ? "FP8" : "INT8") +
-                              " product (status " + std::to_string(int(st)) + ")");
+                              (float_out ? " product with float D" : " product") + " (status " +
+                              std::to_string(int(st)) + ")");
     }
     ~LtMatmul() {
         cublasLtMatrixLayoutDestroy(c_);
@@ -334,6 +338,119 @@ int run_quantized_verify(uint64_t seed) {
                     failures == 0 ? "pass" : worst.c_str());
         if (failures) code = kExitCheckFailed;
     }
+    return code;
+}
+
+namespace {
+
+/// E4M3 inputs of one accuracy case (row-major A m x k, B n x k) and their scales: "signed"
+/// U[-2, 2), "same-sign" U[0, 2) (sums that only grow, where a short accumulator loses most),
+/// rounded to E4M3; per-tensor scales 0.5, block-wise factors U[0.5, 2].
+struct AccuracyInputs {
+    std::vector<__nv_fp8_e4m3> A, B;
+    BenchScales scales;
+    AccuracyInputs(int64_t m, int64_t n, int64_t k, bool block_wise, bool same_sign,
+                   std::mt19937_64& rng)
+        : A(size_t(m * k)), B(size_t(n * k)) {
+        std::uniform_real_distribution<float> u(same_sign ? 0.0f : -2.0f, 2.0f);
+        for (auto* v : {&A, &B})
+            for (auto& x : *v) x = __nv_fp8_e4m3(u(rng));
+        scales.block_wise = block_wise;
+        if (block_wise) {
+            std::uniform_real_distribution<float> f(0.5f, 2.0f);
+            scales.a.resize(size_t(m * ((k + 127) / 128)));
+            scales.b.resize(size_t(reference::HostScale::block_b_ld(k) * ((n + 127) / 128)));
+            for (auto* v : {&scales.a, &scales.b})
+                for (auto& x : *v) x = f(rng);
+        } else {
+            scales.a = scales.b = {0.5f};
+        }
+    }
+};
+
+/// max and median over the elements of |C - Ref| / Mag (Mag = sum of |products|, dequantized):
+/// the quantity docs/precision.md bounds by gamma.
+struct ErrorStats {
+    double max = 0, median = 0;
+};
+ErrorStats relative_errors(const std::vector<float>& C, const std::vector<double>& ref,
+                           const std::vector<double>& mag) {
+    std::vector<double> e(C.size());
+    for (size_t i = 0; i < C.size(); ++i)
+        e[i] = mag[i] > 0 ? std::fabs(double(C[i]) - ref[i]) / mag[i] : (C[i] == 0.0f ? 0.0 : INFINITY);
+    ErrorStats s;
+    for (double x : e) s.max = std::max(s.max, x);
+    std::nth_element(e.begin(), e.begin() + ptrdiff_t(e.size() / 2), e.end());
+    s.median = e[e.size() / 2];
+    return s;
+}
+
+} // namespace
+
+int run_quantized_accuracy(const std::vector<std::string>& kinds, const std::vector<int64_t>& ks,
+                           const std::vector<std::string>& inputs, int64_t m, int64_t n,
+                           uint64_t seed) {
+    std::printf("%-9s %6s %-9s %10s %12s %12s %12s %12s %8s %s\n", "dtype", "k", "inputs",
+                "bound", "gemmlab max", "median", "cuBLASLt max", "median", "max/Lt",
+                "within bound");
+    int code = kExitOk;
+    for (const auto& kind : kinds) {
+        if (kind == "int8") {
+            std::printf("int8: exact (integer sums below 2^31 are exact in int32): the tests "
+                        "check it; no error to measure\n");
+            continue;
+        }
+        const bool block = kind == "fp8-block";
+        for (int64_t k : ks)
+            for (const auto& in_kind : inputs) {
+                std::mt19937_64 rng(seed++);
+                const AccuracyInputs in(m, n, k, block, in_kind == "same-sign", rng);
+                DeviceBuffer<__nv_fp8_e4m3> dA(in.A.size()), dB(in.B.size());
+                DeviceBuffer<float> dsa(in.scales.a.size()), dsb(in.scales.b.size());
+                DeviceBuffer<float> ours(size_t(m * n)), theirs(size_t(m * n));
+                dA.copy_from_host(in.A.data(), in.A.size());
+                dB.copy_from_host(in.B.data(), in.B.size());
+                dsa.copy_from_host(in.scales.a.data(), in.scales.a.size());
+                dsb.copy_from_host(in.scales.b.data(), in.scales.b.size());
+                const Scaling scaling = block ? Scaling::BlockWise : Scaling::PerTensor;
+                const Status st = gemm_fp8<__nv_fp8_e4m3, __nv_fp8_e4m3, float>(
+                    Layout::RowMajor, Op::N, Op::T, m, n, k, 1.0f, dA.get(), k,
+                    {dsa.get(), scaling}, dB.get(), k, {dsb.get(), scaling}, 0.0f, ours.get(), n);
+                if (st != Status::Success)
+                    throw CudaFailure("gemm_fp8 failed: " + std::string(to_string(st)) + ": " +
+                                      last_error());
+                LtMatmul lt(true, m, n, k, dA.get(), dB.get(), theirs.get(), dsa.get(), dsb.get(),
+                            block, /*float_out=*/true);
+                lt.run(nullptr);
+                GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+                std::vector<float> C_ours(size_t(m * n)), C_lt(size_t(m * n));
+                ours.copy_to_host(C_ours.data(), C_ours.size());
+                theirs.copy_to_host(C_lt.data(), C_lt.size());
+                std::vector<double> ref(size_t(m * n)), mag(ref.size());
+                const reference::HostScale sa =
+                    block ? reference::HostScale::block_a(in.scales.a.data(), m)
+                          : reference::HostScale{in.scales.a.data(), false};
+                const reference::HostScale sb =
+                    block ? reference::HostScale::block_b(in.scales.b.data(), k)
+                          : reference::HostScale{in.scales.b.data(), false};
+                reference::quantized_gemm<__nv_fp8_e4m3, __nv_fp8_e4m3, float>(
+                    Layout::RowMajor, Op::N, Op::T, m, n, k, 1.0, in.A.data(), k, sa, in.B.data(),
+                    k, sb, 0.0, nullptr, n, ref.data(), mag.data());
+                const ErrorStats e_ours = relative_errors(C_ours, ref, mag);
+                const ErrorStats e_lt = relative_errors(C_lt, ref, mag);
+                const double bound = block ? reference::fp8_block_gamma(k) : reference::fp8_gamma(k);
+                const bool within = e_ours.max <= bound;
+                std::printf("%-9s %6lld %-9s %10.3e %12.3e %12.3e %12.3e %12.3e %8.3f %s\n",
+                            kind.c_str(), static_cast<long long>(k), in_kind.c_str(), bound,
+                            e_ours.max, e_ours.median, e_lt.max, e_lt.median,
+                            e_lt.max > 0 ? e_ours.max / e_lt.max : 0.0, within ? "yes" : "NO");
+                if (!within) code = kExitCheckFailed;
+            }
+    }
+    std::printf("E4M3 x E4M3 into float C (cuBLASLt: float D, no fast accumulation), row-major "
+                "%lld x %lld, nt; error |C - Ref| / sum |products| against the FP64 product of "
+                "the dequantized inputs, over every element; bound: docs/precision.md (FP8).\n",
+                static_cast<long long>(m), static_cast<long long>(n));
     return code;
 }
 

@@ -33,4 +33,13 @@ std::string fp8_layer_shapes();
 int run_quantized_bench(const std::vector<std::string>& kinds, const std::vector<Shape>& shapes,
                         const TimingPolicy& policy, uint64_t seed);
 
+/// `gemmlab accuracy --dtype fp8,fp8-block`: rung 29 and cuBLASLt (both into float C, so the
+/// sum's error is not hidden under a 16-bit rounding) against the FP64 product of the
+/// dequantized inputs, per k and input kind ("signed", "same-sign"), m x n row-major nt; one
+/// line per case with both errors (max and median of |C - Ref| / Mag) and the bound. Returns
+/// kExitCheckFailed when gemmlab's error passes the bound.
+int run_quantized_accuracy(const std::vector<std::string>& kinds, const std::vector<int64_t>& ks,
+                           const std::vector<std::string>& inputs, int64_t m, int64_t n,
+                           uint64_t seed);
+
 } // namespace gemmlab::cli

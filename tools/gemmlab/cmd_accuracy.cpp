@@ -1,6 +1,7 @@
 // `gemmlab accuracy`: each rung, auto and cuBLAS against the double-double product of the same
 // inputs, over k and input distributions (accuracy.hpp says what is measured and how).
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,7 +10,9 @@
 
 #include "common/device_info.hpp"
 #include "gemmlab/accuracy.hpp"
+#include "gemmlab/bench_quantized.hpp"
 #include "gemmlab/commands.hpp"
+#include "gemmlab/parse.hpp"
 
 namespace gemmlab::cli {
 
@@ -26,7 +29,8 @@ void add_accuracy_command(CLI::App& app, Action& action) {
     AccuracyOptions& v = opt->values;
     cmd->add_option("--dtype", v.dtypes,
                     "Types, comma-separated: f32, f64, bf16, f16 (C of the same type), bf16-f32, "
-                    "f16-f32 (half A and B, float C)")
+                    "f16-f32 (half A and B, float C); fp8, fp8-block: rung 29 (per-tensor, "
+                    "block-wise scales) and cuBLASLt into float C (inputs signed, same-sign)")
         ->capture_default_str();
     cmd->add_option("--precision", v.precisions,
                     "Call precisions of auto for f32: default, tf32 or both (cuBLAS runs at both; "
@@ -54,14 +58,42 @@ void add_accuracy_command(CLI::App& app, Action& action) {
         ->each([opt](const std::string&) { opt->seed_given = true; });
     cmd->callback([opt, &action] {
         action = [opt]() -> int {
+            // fp8 and fp8-block have their own table against cuBLASLt (bench_quantized.hpp).
+            AccuracyOptions plain = opt->values;
+            std::vector<std::string> quantized, others;
+            for (const auto& d : split(plain.dtypes, ','))
+                (is_quantized_dtype(d) ? quantized : others).push_back(d);
+            plain.dtypes.clear();
+            for (const auto& d : others) plain.dtypes += (plain.dtypes.empty() ? "" : ",") + d;
+            std::vector<int64_t> quantized_ks;
+            std::vector<std::string> quantized_inputs;
+            if (!quantized.empty()) {
+                quantized_ks = plain.quick && !plain.ks_given
+                                   ? std::vector<int64_t>(std::begin(kQuickKs), std::end(kQuickKs))
+                                   : parse_k_list(plain.ks);
+                for (const auto& i : split(plain.inputs, ',')) {
+                    if (i == "all") quantized_inputs = {"signed", "same-sign"};
+                    else if (i == "signed" || i == "same-sign") quantized_inputs.push_back(i);
+                    else throw CLI::ValidationError("--inputs", "fp8 and fp8-block take signed or "
+                                                                "same-sign inputs, not '" + i + "'");
+                }
+            }
             AccuracyReport report;
-            report.config = accuracy_config(opt->values);
+            if (!others.empty()) report.config = accuracy_config(plain);
             if (visible_device_count() == 0) {
                 std::cerr << "gemmlab accuracy: no CUDA device is visible; it runs GPU kernels and "
                              "needs an NVIDIA GPU\n";
                 return kExitNoGpu;
             }
-            report.config.seed = opt->seed_given ? opt->seed : std::random_device{}();
+            const uint64_t seed = opt->seed_given ? opt->seed : std::random_device{}();
+            if (!quantized.empty()) {
+                std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+                const int q = run_quantized_accuracy(quantized, quantized_ks, quantized_inputs,
+                                                     plain.m, plain.n, seed);
+                if (others.empty()) return q;
+                if (q != kExitOk) return q;
+            }
+            report.config.seed = seed;
             report.info.command = command_line();
             report.info.date = utc_timestamp();
             report.info.seed = report.config.seed;
