@@ -4,7 +4,9 @@
 // by the stage ring (hopper/pipeline.cuh). Its roles, as steps:
 //   producer: for each work unit, for each k tile: acquire a stage -> load it (Rung::Loads)
 //   consumer: for each work unit: for each k tile: wait for a stage -> k_tile (Math) -> release
-//             the stage read one k tile earlier; then the epilogue (Rung::Epilogue)
+//             the stage read one k tile earlier; then the epilogue (Rung::Epilogue), which a
+//             policy that never lets wgmma write acc (FP8's) defers behind the next unit's first
+//             k tile
 // and what a Rung chooses:
 //   Config    block tile, stages, C staging (hopper/configs.hpp)
 //   Cluster   SingleBlock, or rung 23's BlockPair (a stage released in both blocks)

@@ -20,9 +20,8 @@
 // Block-wise scales (DeepSeek-V3's recipe: op(A) per row and 128 k, op(B) per 128 x 128 block)
 // ride on the promotion: an interval is one 128-value k block, so its sum is multiplied by the
 // block's two factors as it is added (one FMA); without block scales that factor is 1 and the
-// FMA is exactly the add. A k block's factors are loaded from global memory two intervals
-// before its promotion reads them (right after the promotion that frees their registers), so an
-// L2 round trip under load hides behind two intervals of wgmma, not one.
+// FMA is exactly the add. A k block's scales are loaded two intervals before the promotion
+// that reads them, right after the promotion that frees their registers.
 // INT8 (MmaInt8): s32 accumulators, exact while |sum| < 2^31 (docs/precision.md, "INT8").
 
 #include <cstdint>
@@ -89,6 +88,8 @@ struct MmaFp8 : Mma8BitBase {
         /// blocks (k_blocks) there are. `scale_a[s]` holds a(row, kb) for the two rows and
         /// `scale_b[s]` b(kb, jb), kb the k block of the interval in sum s; they are multiplied
         /// only by the promotion that reads them, as a use of a load waits for it to arrive.
+        /// (ptxas still moves b, the same in every thread, into a uniform register right after
+        /// its load, and that move waits: docs/ladder.md, "Fewer instructions per k tile".)
         const float* next_a = nullptr;
         int64_t block_a_step = 0; // lda: the next k block
         int second_row = 8;
@@ -122,13 +123,8 @@ struct MmaFp8 : Mma8BitBase {
         __device__ __forceinline__ void promote(float (&acc)[kN / 2]) {
             pin_accumulators(interval_sum[S]); // read only after the wait that retired its wgmma
             float factor[2] = {1.0f, 1.0f};
-            if constexpr (BlockScaled) {
-                // Here, not before, the loads must have arrived: left to itself, ptxas moves
-                // the column block's scale (the same in every thread) into a uniform register
-                // right after its load, stalling the warp for the load in every k tile.
-                asm volatile("" : "+f"(scale_a[S][0]), "+f"(scale_a[S][1]), "+f"(scale_b[S]));
+            if constexpr (BlockScaled)
                 factor[0] = scale_a[S][0] * scale_b[S], factor[1] = scale_a[S][1] * scale_b[S];
-            }
 #pragma unroll
             for (int i = 0; i < kN / 2; ++i)
                 acc[i] = BlockScaled ? __fmaf_rn(interval_sum[S][i], factor[(i / 2) % 2], acc[i])
