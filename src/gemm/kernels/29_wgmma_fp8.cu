@@ -17,10 +17,10 @@
 // policy and 128 x 128 tiles (the interval sums need the registers n256 would take), six stages
 // of 32 KB, the scaled epilogue (through shared memory by TMA where it can, as rung 24 stores a
 // 16-bit C; from registers otherwise), run while the next tile's first k tile is on the tensor
-// cores (the wgmma write only the interval sums, so acc is free to store). Single blocks, not rung 23's pairs sharing A by
-// multicast: the pairs measured slower (the consumers' instruction stream bounds this kernel,
-// not L2; docs/ladder.md). wgmma reads 8-bit operands K-major only: other layouts and
-// unaligned rows are first copied K-major (hopper/pack_8bit.cuh).
+// cores (the wgmma write only the interval sums, so acc is free to store). Single blocks, not
+// rung 23's pairs sharing A by multicast: the pairs measured slower (the consumers' instruction
+// stream bounds this kernel, not L2; docs/ladder.md). wgmma reads 8-bit operands K-major
+// only: other layouts and unaligned rows are first copied K-major (hopper/pack_8bit.cuh).
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
