@@ -9,10 +9,14 @@
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched
 #         bench-llm bench-llm-cold bench-batched-cold bench-half-mixed-cold sweep
 #         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune accuracy
+#         quantized
 #         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
 #         and ninja, no apt; needs no build, so it may run alone)
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
-#    overhead probe tensor-evidence python blas).
+#    overhead probe tensor-evidence python blas quantized).
+#   quantized: the 8-bit rungs beside cuBLASLt, `gemmlab bench --dtype fp8,fp8-block,int8` at
+#   4096^3 and 8192^3 and `gemmlab accuracy --dtype fp8,fp8-block` (k 256-16384, signed and
+#   same-sign); the summary gives each ratio and the accuracy rows within their bound.
 #   overhead: `gemmlab overhead` in f32, f64 and bf16 (OVERHEAD_DTYPES), OVERHEAD_ARGS added: host
 #   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
 #   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
@@ -50,7 +54,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-check-out}
 shift || true
 steps=("$@")
-((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas)
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas quantized)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 gemmlab="$build/gemmlab"
@@ -130,6 +134,15 @@ for step in "${steps[@]}"; do
     bench)
       run_step bench "$out/bench.log" "$gemmlab" bench --dtype f32,f64 --json "$out/bench.json" ${BENCH_ARGS:-}
       summary_lines+=("bench:     $(grep -c ' PASS$' "$out/bench.log") rows PASS, $(grep -cE ' (FAIL|ERROR)$' "$out/bench.log") FAIL (table in $out/bench.log)")
+      ;;
+    quantized)
+      # Rungs 29-30 against cuBLASLt in the same process, and rung 29's error beside cuBLASLt's.
+      run_step quantized-bench "$out/quantized-bench.log" "$gemmlab" bench --dtype fp8,fp8-block,int8 \
+        --sizes 4096,8192
+      run_step quantized-accuracy "$out/quantized-accuracy.log" "$gemmlab" accuracy \
+        --dtype fp8,fp8-block --k 256,1024,4096,16384 --inputs signed,same-sign
+      summary_lines+=("quantized: $(awk '$3 ~ /^wgmma_/ {printf "%s %s %s; ", $1, $2, $6}' "$out/quantized-bench.log")")
+      summary_lines+=("quantized-accuracy: $(grep -cE '^fp8.* yes$' "$out/quantized-accuracy.log") rows within bound, $(grep -cE '^fp8.* NO$' "$out/quantized-accuracy.log") past it; largest gemmlab/cuBLASLt error $(awk '/^fp8/ && $9 > m {m = $9} END {print m}' "$out/quantized-accuracy.log")")
       ;;
     bench-large)
       run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
