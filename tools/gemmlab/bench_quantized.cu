@@ -458,6 +458,18 @@ bool is_quantized_dtype(const std::string& d) {
     return d == "fp8" || d == "fp8-block" || d == "int8";
 }
 
+DtypeSplit split_quantized_dtypes(const std::string& dtypes) {
+    DtypeSplit out;
+    for (size_t at = 0; at <= dtypes.size();) {
+        const size_t comma = std::min(dtypes.find(',', at), dtypes.size());
+        const std::string d = dtypes.substr(at, comma - at);
+        if (is_quantized_dtype(d)) out.quantized.push_back(d);
+        else out.others += (out.others.empty() ? "" : ",") + d;
+        at = comma + 1;
+    }
+    return out;
+}
+
 std::string fp8_layer_shapes() {
     // DeepSeek-V3's linear layers (hidden 7168): (n, k) of the fused MLA down projection
     // (2112, 7168), the query and key-value up projections (24576, 1536) and (32768, 512), the

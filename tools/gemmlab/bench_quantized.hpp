@@ -16,6 +16,15 @@ namespace gemmlab::cli {
 /// int32 C).
 bool is_quantized_dtype(const std::string& d);
 
+/// A --dtype list cut in two: the quantized types, which `bench` and `accuracy` run against
+/// cuBLASLt on their own, and the others, rejoined with commas for the ladder's parser (an
+/// empty entry stays there, for that parser to report).
+struct DtypeSplit {
+    std::vector<std::string> quantized;
+    std::string others;
+};
+DtypeSplit split_quantized_dtypes(const std::string& dtypes);
+
 /// `gemmlab verify`'s 8-bit part: rung 29 (per-tensor and block-wise scales, BF16 C) and rung 30
 /// (int32 C) on row-major "TN" shapes off the tile sizes, every element against the CPU
 /// reference (FP8 within docs/precision.md's bound, INT8 exactly); one line per case. Returns

@@ -60,11 +60,8 @@ void add_accuracy_command(CLI::App& app, Action& action) {
         action = [opt]() -> int {
             // fp8 and fp8-block have their own table against cuBLASLt (bench_quantized.hpp).
             AccuracyOptions plain = opt->values;
-            std::vector<std::string> quantized, others;
-            for (const auto& d : split(plain.dtypes, ','))
-                (is_quantized_dtype(d) ? quantized : others).push_back(d);
-            plain.dtypes.clear();
-            for (const auto& d : others) plain.dtypes += (plain.dtypes.empty() ? "" : ",") + d;
+            const auto [quantized, others] = split_quantized_dtypes(plain.dtypes);
+            plain.dtypes = others;
             std::vector<int64_t> quantized_ks;
             std::vector<std::string> quantized_inputs;
             if (!quantized.empty()) {

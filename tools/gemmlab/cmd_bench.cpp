@@ -407,15 +407,7 @@ void add_bench_command(CLI::App& app, Action& action) {
         info.cpu_threads = int(std::thread::hardware_concurrency());
         if (c.device == "cpu") return run_cpu_bench(c, info);
         // fp8 and int8 rows have their own bench against cuBLASLt (bench_quantized.hpp).
-        std::vector<std::string> quantized;
-        std::string others;
-        for (size_t at = 0; at <= c.dtypes.size();) {
-            const size_t comma = std::min(c.dtypes.find(',', at), c.dtypes.size());
-            const std::string d = c.dtypes.substr(at, comma - at);
-            if (is_quantized_dtype(d)) quantized.push_back(d);
-            else others += (others.empty() ? "" : ",") + d;
-            at = comma + 1;
-        }
+        const auto [quantized, others] = split_quantized_dtypes(c.dtypes);
         c.dtypes = others;
         // A bad option value is a usage error (exit 2) even on a machine without a GPU.
         parse_gpu_kernels(c.kernels);
