@@ -331,6 +331,44 @@ TEST(Ozaki, ResiduesAreSymmetricAndExact) {
     }
 }
 
+
+// The GEMM epilogue's run-time division gives the same residues as the constant one, for every
+// modulus, every y and int32 sums at both ends of the range and across it.
+TEST(Ozaki, RunTimeModulusResiduesMatch) {
+    std::mt19937 rng(7);
+    std::vector<int32_t> sums = {0, 1, -1, 255, -256, 65535, -65536, 2147483647, -2147483647 - 1,
+                                 2147483646, -2147483647};
+    for (int i = 0; i < 3000; ++i) sums.push_back(int32_t(rng()));
+    for (int l = 0; l < oz::kMaxModuli; ++l) {
+        const uint32_t m = oz::modulus(l);
+        const oz::RuntimeModulus d = oz::runtime_modulus(m);
+        for (uint32_t y = 0; y < m; ++y)
+            for (size_t s = y % 7; s < sums.size(); s += 7) {
+                const int32_t w = sums[s];
+                ASSERT_EQ(oz::scaled_residue_of(w, y, d), oz::scaled_residue_at(l, w, y))
+                    << w << " y " << y << " mod " << m;
+            }
+    }
+}
+
+// Every element of an odd-sized C has its own byte in the residue plane, inside the plane.
+TEST(Ozaki, ResidueLayoutIsOneToOne) {
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{1, 1}, {17, 9}, {33, 70}, {64, 64}}) {
+        const oz::ResidueLayout layout = oz::ResidueLayout::of(m, n);
+        std::vector<int> seen(size_t(layout.plane_bytes()), 0);
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < m; ++i) {
+                const int64_t at = layout.word(i, j) * 4 + oz::ResidueLayout::byte(i, j);
+                ASSERT_GE(at, 0);
+                ASSERT_LT(at, layout.plane_bytes());
+                ++seen[size_t(at)];
+            }
+        for (int v : seen) EXPECT_LE(v, 1);
+        // The epilogue's thread view: lane = 4 (row % 8) + (column % 8) / 2 within its block.
+        EXPECT_EQ(layout.word(8 + 3, 6) % 32, 3 * 4 + 3);
+        EXPECT_EQ(oz::ResidueLayout::byte(8 + 3, 7), 3);
+    }
+}
 // to_double rounds a 160-bit integer to nearest even, as a conversion of the exact value would.
 TEST(Ozaki, WideToDoubleRoundsToNearest) {
     std::mt19937_64 rng(2);

@@ -10,20 +10,23 @@
 // multiplication using an integer modular technique" (2025).
 // The schedule (kernels in ozaki/kernels.cuh, arithmetic in ozaki/crt.hpp):
 //   split A, split B    each operand read for its row maxima, then again for N residue
-//                       planes + 1 magnitude plane
-//   per modulus l       INT8 GEMM (rung 30's launcher, K-major planes, no pack) into one int32
-//                       buffer W; fold W to (y_l W) mod m_l, one byte per element
-//   magnitude GEMM      floor(|a'| / 2^(bits-7)) products: a lower bound of sum |A||B|
+//                       planes + 1 magnitude plane (blocks of rows by chunks of k)
+//   residue GEMMs       every modulus's INT8 GEMM in one launch of rung 30's mainloop, whose
+//                       epilogue writes (y_l C'_l) mod m_l, one byte per element
+//                       (ozaki/residue_gemm.cuh)
+//   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher):
+//                       a lower bound of sum |A||B|
 //   reconstruct         exact 160-bit CRT, scale back, alpha/beta; where the inputs break the
 //                       precision promise (Inf/NaN, or an exponent spread that the scaling's
 //                       error cannot afford against the lower bound) mark the element instead
 //   native              marked elements recomputed with FMAs in T
 // Every decision is taken on the device: no host synchronization, nothing allocated but the
 // pool's workspace, so a call can be captured in a CUDA graph. k beyond one GEMM's int32
-// exactness (kMaxChunkK) is cut into chunks whose sums are folded mod m_l before they combine.
+// exactness (kMaxChunkK) is cut into chunks whose residues add mod m_l.
 // N: fewest moduli that give the type's significand bits (53 double, 24 float) for this k, or
 // GEMMLAB_OZAKI_MODULI (1..20) for experiments; the bound and the rules: docs/precision.md,
-// "Rung 31". Changed from rung 30: nothing in its kernel; this rung is the passes around it.
+// "Rung 31". Changed from rung 30: its epilogue (residues) and a batch of products; the passes
+// around them.
 // Measured: docs/ladder.md.
 
 #include <cstdlib>
@@ -32,6 +35,7 @@
 #include "gemm/device_caps.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/ozaki/kernels.cuh"
+#include "gemm/kernels/ozaki/residue_gemm.cuh"
 #include "gemm/quantized_problem.hpp"
 #include "gemm/workspace.hpp"
 
@@ -56,21 +60,27 @@ private:
     size_t used_ = 0;
 };
 
-/// The workspace of one call: the residue planes of both operands, their scales, the int32
-/// GEMM buffer, the folded bytes and the native pass's list.
+/// The workspace of one call: the residue planes of both operands, their scales, the
+/// magnitude GEMM's int32 sums, the residues of C and the native pass's list.
 struct Buffers {
     int8_t* planes_a; // (count + 1) planes of m x kp
     int8_t* planes_b; // (count + 1) planes of n x kp
     ozaki::RowScale* scales_a;
     ozaki::RowScale* scales_b;
+    ozaki::RowRange* ranges_a; // the split passes' per-row state
+    ozaki::RowRange* ranges_b;
+    double* norms_a; // chunks x m: each chunk of k's part of a row's norm
+    double* norms_b; // chunks x n
     int32_t* sums;     // W: m x n, leading dimension ld
-    uint8_t* residues; // count planes of ld x n bytes
+    uint8_t* residues; // count planes of ResidueLayout
     ozaki::NativeList native;
 };
 
 struct Sizes {
     int64_t m, n, kp, ld, tiles;
     int count;
+    int chunks; // the split passes' chunks of kp
+    ozaki::ResidueLayout residues;
 };
 
 Buffers carve(const Sizes& s, Carver* c) {
@@ -80,26 +90,16 @@ Buffers carve(const Sizes& s, Carver* c) {
     b.planes_b = c->take<int8_t>(planes * size_t(s.n) * size_t(s.kp));
     b.scales_a = c->take<ozaki::RowScale>(size_t(s.m) * sizeof(ozaki::RowScale));
     b.scales_b = c->take<ozaki::RowScale>(size_t(s.n) * sizeof(ozaki::RowScale));
+    b.ranges_a = c->take<ozaki::RowRange>(size_t(s.m) * sizeof(ozaki::RowRange));
+    b.ranges_b = c->take<ozaki::RowRange>(size_t(s.n) * sizeof(ozaki::RowRange));
+    b.norms_a = c->take<double>(size_t(s.chunks) * size_t(s.m) * sizeof(double));
+    b.norms_b = c->take<double>(size_t(s.chunks) * size_t(s.n) * sizeof(double));
     b.sums = c->take<int32_t>(size_t(s.ld) * size_t(s.n) * sizeof(int32_t));
-    b.residues = c->take<uint8_t>(size_t(s.count) * size_t(s.ld) * size_t(s.n));
+    b.residues = c->take<uint8_t>(size_t(s.count) * size_t(s.residues.plane_bytes()));
     b.native.tiles = c->take<int>(size_t(s.tiles) * sizeof(int));
     b.native.count = c->take<int>(sizeof(int));
     return b;
 }
-
-/// fold_kernel<l> for a run-time l.
-template <int L = 0>
-void launch_fold(int l, const int32_t* W, int64_t ld, int64_t m, int64_t n, uint32_t y,
-                 bool accumulate, uint8_t* Q, unsigned grid, cudaStream_t stream) {
-    if constexpr (L < ozaki::kMaxModuli) {
-        if (l != L) return launch_fold<L + 1>(l, W, ld, m, n, y, accumulate, Q, grid, stream);
-        ozaki::fold_kernel<L><<<grid, ozaki::kThreads, 0, stream>>>(W, ld, m, n, y, accumulate, Q);
-        GEMMLAB_CHECK_LAUNCH();
-    }
-}
-
-/// The CRT constants on the host (the fold needs y_l).
-constexpr ozaki::CrtTable kHostCrt = ozaki::make_crt_table();
 
 /// The native path for a call the emulation cannot take at all (no workspace).
 template <class T>
@@ -124,68 +124,76 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     constexpr bool kDouble = std::is_same_v<T, double>;
     const ozaki::Plan plan = ozaki::plan_for(kDouble, g.k, options.moduli);
     const int count = plan.moduli;
+    const int64_t kp = (g.k + 15) / 16 * 16; // residue rows: 16-byte aligned for TMA
     const Sizes s{.m = g.m,
                   .n = g.n,
-                  .kp = (g.k + 15) / 16 * 16, // residue rows: 16-byte aligned for TMA
-                  .ld = (g.m + 3) / 4 * 4,    // W and the residue bytes: 4 rows per thread
+                  .kp = kp,
+                  .ld = (g.m + 3) / 4 * 4,    // W: 16-byte columns (rung 30 stores them by TMA)
                   .tiles = ceil_div(g.m, ozaki::kTile) * ceil_div(g.n, ozaki::kTile),
-                  .count = count};
+                  .count = count,
+                  .chunks = int(ceil_div(kp, int64_t(ozaki::kSplitChunk))),
+                  .residues = ozaki::ResidueLayout::of(g.m, g.n)};
     Carver sizing(nullptr);
     carve(s, &sizing);
     Workspace ws(sizing.used(), stream);
     if (!ws.data()) return launch_native(g, stream);
     Carver carver(static_cast<char*>(ws.data()));
     const Buffers b = carve(s, &carver);
-    const int64_t plane_a = s.m * s.kp, plane_b = s.n * s.kp, plane_q = s.ld * s.n;
+    const int64_t plane_a = s.m * s.kp, plane_b = s.n * s.kp;
 
     // Split both operands: op(A) is m x k, K-major when A is stored transposed; op(B)^T is
     // n x k, K-major when B is not.
     const auto split = [&](const T* X, int64_t ld, bool k_major, int64_t rows, int8_t* planes,
-                           int64_t plane_bytes, ozaki::RowScale* scales) {
+                           int64_t plane_bytes, ozaki::RowRange* ranges, double* norms,
+                           ozaki::RowScale* scales) {
+        const unsigned row_blocks = unsigned(ceil_div(rows, ozaki::kSplitRows));
+        const unsigned k_chunks = unsigned(ceil_div(g.k, int64_t(ozaki::kSplitChunk)));
+        const size_t range_bytes = size_t(rows) * sizeof(ozaki::RowRange);
+        GEMMLAB_CUDA_CHECK(cudaMemsetAsync(ranges, 0, range_bytes, stream));
+        ozaki::row_range_kernel<T><<<dim3(row_blocks, k_chunks), ozaki::kThreads, 0, stream>>>(
+            X, ld, k_major, rows, g.k, ranges);
+        GEMMLAB_CHECK_LAUNCH();
         const auto kernel = ozaki::narrow_bits(plan.bits) ? &ozaki::split_kernel<T, true>
                                                           : &ozaki::split_kernel<T, false>;
-        kernel<<<unsigned(ceil_div(rows, ozaki::kSplitRows)), ozaki::kThreads, 0, stream>>>(
-            X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, scales);
+        kernel<<<dim3(row_blocks, unsigned(s.chunks)), ozaki::kThreads, 0, stream>>>(
+            X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, ranges, norms);
+        GEMMLAB_CHECK_LAUNCH();
+        const unsigned row_grid = unsigned(ceil_div(rows, int64_t(ozaki::kThreads)));
+        ozaki::row_scale_kernel<<<row_grid, ozaki::kThreads, 0, stream>>>(rows, s.chunks, plan.bits,
+                                                                         ranges, norms, scales);
         GEMMLAB_CHECK_LAUNCH();
     };
-    split(g.A, g.lda, g.trans_a, g.m, b.planes_a, plane_a, b.scales_a);
-    split(g.B, g.ldb, !g.trans_b, g.n, b.planes_b, plane_b, b.scales_b);
+    split(g.A, g.lda, g.trans_a, g.m, b.planes_a, plane_a, b.ranges_a, b.norms_a, b.scales_a);
+    split(g.B, g.ldb, !g.trans_b, g.n, b.planes_b, plane_b, b.ranges_b, b.norms_b, b.scales_b);
 
-    // One exact INT8 GEMM of planes l over k [p0, p0 + chunk): W = A_l B_l^T, K-major operands
-    // (16-byte aligned rows of kp bytes), so rung 30 reads them as they are.
-    const auto int8_gemm = [&](int l, int64_t p0) {
-        const int64_t chunk = std::min(ozaki::kMaxChunkK, g.k - p0);
-        const QuantArgs q{.m = g.m,
-                          .n = g.n,
-                          .k = chunk,
-                          .alpha = 1.0f,
-                          .beta = 0.0f,
-                          .A = b.planes_a + l * plane_a + p0,
-                          .lda = s.kp,
-                          .trans_a = true, // stored k x m: op(A) K-major
-                          .B = b.planes_b + l * plane_b + p0,
-                          .ldb = s.kp,
-                          .trans_b = false, // stored k x n: op(B) K-major
-                          .C = b.sums,
-                          .ldc = s.ld,
-                          .scales = {}};
-        launch_wgmma_int8<int32_t>(q, stream);
-    };
-    const int64_t quads = ceil_div(g.m, 4) * g.n;
-    const unsigned fold_grid = unsigned(std::min<int64_t>(
-        ceil_div(quads, ozaki::kThreads), int64_t(current_device_caps().sm_count) * 16));
-    for (int l = 0; l < count; ++l)
-        for (int64_t p0 = 0; p0 < g.k; p0 += ozaki::kMaxChunkK) {
-            int8_gemm(l, p0);
-            launch_fold(l, b.sums, s.ld, g.m, g.n, kHostCrt.of[count].inverse[l], p0 > 0,
-                        b.residues + l * plane_q, fold_grid, stream);
-        }
-    int8_gemm(count, 0); // the magnitude planes; the first chunk is a lower bound already
+    // Every modulus's exact INT8 GEMM over k [p0, p0 + chunk) in one launch, residues out
+    // (added to the chunks' before); K-major operands (16-byte aligned rows of kp bytes), so
+    // rung 30's mainloop reads them as they are.
+    for (int64_t p0 = 0; p0 < g.k; p0 += ozaki::kMaxChunkK)
+        ozaki::launch_residue_gemms(b.planes_a, plane_a, b.planes_b, plane_b, g.m, g.n, s.kp, p0,
+                                    std::min(ozaki::kMaxChunkK, g.k - p0), count, p0 > 0,
+                                    s.residues, b.residues, stream);
+    // The magnitude planes' GEMM into W; its first chunk is a lower bound already.
+    const QuantArgs magnitudes{.m = g.m,
+                               .n = g.n,
+                               .k = std::min(ozaki::kMaxChunkK, g.k),
+                               .alpha = 1.0f,
+                               .beta = 0.0f,
+                               .A = b.planes_a + count * plane_a,
+                               .lda = s.kp,
+                               .trans_a = true, // stored k x m: op(A) K-major
+                               .B = b.planes_b + count * plane_b,
+                               .ldb = s.kp,
+                               .trans_b = false, // stored k x n: op(B) K-major
+                               .C = b.sums,
+                               .ldc = s.ld,
+                               .scales = {}};
+    launch_wgmma_int8<int32_t>(magnitudes, stream);
 
     GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
     ozaki::reconstruct_kernel<T><<<unsigned(s.tiles), ozaki::kThreads, 0, stream>>>(
         g.m, g.n, g.k, g.alpha, g.beta, g.C, g.ldc, count, plan.bits,
-        ozaki::truncation_allowance(kDouble, g.k), options.fallback, b.residues, plane_q, b.sums,
+        ozaki::truncation_allowance(kDouble, g.k), options.fallback, b.residues, s.residues, b.sums,
         s.ld, b.scales_a, b.scales_b, b.native);
     GEMMLAB_CHECK_LAUNCH();
     const unsigned native_grid =

@@ -161,6 +161,62 @@ GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue(int32_t w, uint32_t y) {
     return (uint32_t(r) * y) % M;
 }
 
+/// A modulus known only at run time (the INT8 GEMM's epilogue: one launch for every modulus, the
+/// batch index naming it) with what scaled_residue_of needs to divide by it with multiply-highs.
+struct RuntimeModulus {
+    uint32_t m;
+    uint32_t magic; ///< ceil(2^32 / m)
+    uint32_t two16; ///< 2^16 mod m
+    uint32_t bias;  ///< m - (2^31 mod m): adds back what making w unsigned added
+};
+GEMMLAB_HOST_DEVICE constexpr RuntimeModulus runtime_modulus(uint32_t m) {
+    return {m, uint32_t(((uint64_t(1) << 32) + m - 1) / m), uint32_t((uint32_t(1) << 16) % m),
+            m - uint32_t((uint64_t(1) << 31) % m)};
+}
+
+/// x mod m for x < 2^24 and m <= 256: floor(x / m) is the high word of x ceil(2^32 / m), whose
+/// excess x (ceil(2^32 / m) - 2^32 / m) / 2^32 < 2^-8 <= 1/m never carries past an integer.
+GEMMLAB_HOST_DEVICE inline uint32_t reduce24(uint32_t x, const RuntimeModulus& d) {
+#if defined(__CUDA_ARCH__)
+    const uint32_t q = __umulhi(x, d.magic);
+#else
+    const uint32_t q = uint32_t((uint64_t(x) * d.magic) >> 32);
+#endif
+    return x - q * d.m;
+}
+
+/// scaled_residue for a run-time modulus: u = w + 2^31 is unsigned, u = H 2^16 + L reduces to
+/// H (2^16 mod m) + L < 2^24 (2^16 mod m <= 255), then adding `bias` gives a value below 2m
+/// congruent to w, and its product with y (< 2^17) is reduced once more.
+GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue_of(int32_t w, uint32_t y,
+                                                      const RuntimeModulus& d) {
+    const uint32_t u = uint32_t(w) ^ 0x80000000u;
+    const uint32_t r = reduce24((u >> 16) * d.two16 + (u & 0xFFFFu), d) + d.bias;
+    return reduce24(r * y, d);
+}
+
+/// Where the INT8 GEMM's epilogue leaves the residues of C (a plane of one byte per element
+/// for each modulus): in the order a thread holds its accumulators. A 32-bit word holds the four
+/// results of one thread for one group of 8 columns (rows r, r + 8 by columns c, c + 1, byte
+/// 2 (row half) + column), and the 32 words of a 16 x 8 block, one per lane, lie together,
+/// blocks column-major. A warp so stores 128 contiguous bytes per instruction, and the
+/// reconstruction reads one word per plane for four elements.
+struct ResidueLayout {
+    int64_t blocks_m; ///< ceil(m / 16)
+    int64_t blocks_n; ///< ceil(n / 8)
+    GEMMLAB_HOST_DEVICE static ResidueLayout of(int64_t m, int64_t n) {
+        return {(m + 15) / 16, (n + 7) / 8};
+    }
+    GEMMLAB_HOST_DEVICE int64_t plane_bytes() const { return blocks_m * blocks_n * 128; }
+    /// The word of element (i, j), and its byte in the word.
+    GEMMLAB_HOST_DEVICE int64_t word(int64_t i, int64_t j) const {
+        return (i / 16 + (j / 8) * blocks_m) * 32 + (i % 8) * 4 + (j % 8) / 2;
+    }
+    GEMMLAB_HOST_DEVICE static int byte(int64_t i, int64_t j) {
+        return int((i % 16) / 8) * 2 + int(j % 2);
+    }
+};
+
 /// scaled_residue<modulus(l)>(w, y) for a run-time l (the CPU test).
 template <int L = 0>
 inline uint32_t scaled_residue_at(int l, int32_t w, uint32_t y) {
@@ -281,6 +337,7 @@ struct CrtConstants {
     Wide weight[kMaxModuli];
     uint32_t inverse[kMaxModuli];
     double product_double;
+    double product_inverse; ///< 1 / P, rounded: the quotient estimate multiplies by it
 };
 
 /// y with (a * y) mod m == 1, by trial (m <= 256).
@@ -299,6 +356,7 @@ constexpr CrtConstants make_crt_constants(int count) {
     c.product_double = 0;
     for (int w = kLimbs - 1; w >= 0; --w)
         c.product_double = c.product_double * 4294967296.0 + c.product.limb[w];
+    c.product_inverse = c.count == 0 ? 0.0 : 1.0 / c.product_double;
     for (int l = 0; l < count; ++l) {
         uint32_t rem = 0;
         c.weight[l] = div_small(c.product, modulus(l), &rem);
@@ -345,7 +403,7 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_value(const uint32_t (&q)[kMaxModuli],
     }
     // t = floor(X / P) from doubles (X < count P): exact, or one off near a multiple of P.
     const Scaled xs = to_double(x);
-    const double ratio = ::ldexp(xs.d, xs.exponent) / c.product_double;
+    const double ratio = ::ldexp(xs.d, xs.exponent) * c.product_inverse;
     const uint32_t t = ratio <= 0 ? 0u : uint32_t(ratio);
     Wide tp = mul_small(c.product, t);
     if (less(x, tp)) tp = sub(tp, c.product);

@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA-core passes of rung 31 (31_int8_emulation.cu) around its INT8 GEMMs:
-//   split        one pass per operand: each row's scale, then every residue plane (K-major
-//                int8, k padded to 16 with zeros) and the magnitude plane, in one read of X;
-//   fold         after each modulus's GEMM: its int32 sums -> (y_l C_l) mod m_l, one byte each;
+//   split        per operand: each row's range (largest |x|, Inf/NaN), then every residue
+//                plane (K-major int8, k padded to 16 with zeros) and the magnitude plane, and
+//                each row's scale; blocks of 32 rows by a chunk of k;
 //   reconstruct  the CRT of the bytes, the scale back, alpha and beta; elements whose inputs
 //                break the precision promise are marked instead and their tiles listed;
 //   native       the listed tiles recomputed with FMAs in T, only the marked elements written.
@@ -24,8 +24,7 @@ inline constexpr int kThreads = 256;
 /// thread then owning 8 consecutive k of one row (one 8-byte store per plane).
 inline constexpr int kSplitRows = 32, kSplitK = 64;
 static_assert(kSplitRows * kSplitK / 8 == kThreads, "one 8-value run per thread");
-/// The reconstruction's and the native pass's tile of C: each thread 4 consecutive rows of one
-/// column.
+/// The reconstruction's and the native pass's tile of C, four elements per thread.
 inline constexpr int kTile = 32;
 static_assert(kTile * kTile / 4 == kThreads, "four elements per thread");
 
@@ -69,25 +68,38 @@ __device__ __forceinline__ V reduce8(V v, Op op) {
     return v;
 }
 
-/// One block per 32 rows of op(X) (rows x k, element (r, p) at X[p + r ld] when k_major, else
-/// X[r + p ld]). Pass 1: each row's max |x| and whether it holds Inf or NaN. Pass 2: each
-/// element split (split_value: a' = rint(x 2^e), e from row_factors), the symmetric residue of
-/// a' mod each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k),
-/// the magnitude digit into planes[count], and the row's RowScale. A row with Inf or NaN gets
-/// zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
-template <class T, bool Narrow>
-__global__ void __launch_bounds__(kThreads)
-    split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
-                 int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
-                 RowScale* __restrict__ scales) {
+/// What the split passes learn of one row of op(X) before its RowScale: its largest |x| (as
+/// the double's bits: nonnegative doubles order as their bit patterns, so atomicMax joins the
+/// blocks' maxima), whether it holds Inf or NaN and whether its scaling rounded anything.
+/// Zero before the first pass.
+struct RowRange {
+    unsigned long long largest;
+    int nonfinite;
+    int inexact;
+};
+
+/// Values of k per block of the split passes: a block takes 32 rows by one such chunk, so that
+/// even a few rows give every SM blocks to run (a block walking all of k in turn waits on one
+/// load after another).
+inline constexpr int kSplitChunk = 8 * kSplitK;
+/// Blocks of the split passes per SM, for ptxas's register budget: left free, it gave the
+/// residue pass 148 registers (one block per SM) or 64 with spills.
+inline constexpr int kSplitBlocksPerSm = 3;
+
+/// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
+/// X[p + r ld] when k_major, else X[r + p ld]): each row's largest |x| and whether it holds
+/// Inf or NaN, joined into `ranges` by atomics.
+template <class T>
+__global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
+    row_range_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
+                     RowRange* __restrict__ ranges) {
     __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
     const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
     const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
-
-    // Pass 1: the row's largest magnitude.
+    const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(k, first + kSplitChunk);
     double largest = 0;
     int nonfinite = 0;
-    for (int64_t p0 = 0; p0 < k; p0 += kSplitK) {
+    for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
         load_split_tile(tile, X, ld, k_major, rows, k, r0, p0);
         __syncthreads();
 #pragma unroll
@@ -100,13 +112,36 @@ __global__ void __launch_bounds__(kThreads)
     }
     largest = reduce8(largest, [](double a, double b) { return fmax(a, b); });
     nonfinite = reduce8(nonfinite, [](int a, int b) { return a | b; });
+    if (run == 0 && r < rows) {
+        if (largest > 0)
+            atomicMax(&ranges[r].largest, (unsigned long long)__double_as_longlong(largest));
+        if (nonfinite) atomicOr(&ranges[r].nonfinite, 1);
+    }
+}
+
+/// Pass 2, a block per 32 rows and chunk of kp: each element split (split_value: a' =
+/// rint(x 2^e), e from row_factors of the row's largest |x|), the symmetric residue of a' mod
+/// each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k), the
+/// magnitude digit into planes[count]; the chunk's part of the row's scaled 1-norm into
+/// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
+/// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
+template <class T, bool Narrow>
+__global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
+    split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
+                 int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
+                 RowRange* __restrict__ ranges, double* __restrict__ norms) {
+    __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
+    const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
+    const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
+    const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(kp, first + kSplitChunk);
+    const double largest = r < rows ? __longlong_as_double((long long)ranges[r].largest) : 0.0;
+    const bool nonfinite = r < rows && ranges[r].nonfinite;
     const RowFactors factors = row_factors(largest, bits);
     const double magnitude_scale = ldexp(1.0, kMagnitudeBits - bits);
 
-    // Pass 2: residues and magnitudes, 8 values of k per thread per tile.
     double norm = 0;
     int inexact = 0;
-    for (int64_t p0 = 0; p0 < kp; p0 += kSplitK) {
+    for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
         if (p0 < k) load_split_tile(tile, X, ld, k_major, rows, k, r0, p0);
         __syncthreads();
         int64_t a[8];
@@ -137,36 +172,25 @@ __global__ void __launch_bounds__(kThreads)
     }
     norm = reduce8(norm, [](double a, double b) { return a + b; });
     inexact = reduce8(inexact, [](int a, int b) { return a | b; });
-    if (run == 0 && r < rows)
-        scales[r] = RowScale{factors.exponent,
-                             (nonfinite ? kNonfinite : 0) | (inexact ? kInexact : 0), norm};
+    if (run == 0 && r < rows) {
+        norms[int64_t(blockIdx.y) * rows + r] = norm;
+        if (inexact) atomicOr(&ranges[r].inexact, 1);
+    }
 }
 
-// ------------------------------------------------------------------ fold
-
-/// Q = (y W + (accumulate ? Q : 0)) mod m_L for the m x n int32 sums W (leading dimension ld,
-/// a multiple of 4, as Q's): four rows per thread, one 16-byte load and one 4-byte store.
-template <int L>
+/// Each row's RowScale from its range and its chunks' norms, added in chunk order (so the
+/// result does not depend on which block finished first).
 __global__ void __launch_bounds__(kThreads)
-    fold_kernel(const int32_t* __restrict__ W, int64_t ld, int64_t m, int64_t n, uint32_t y,
-                bool accumulate, uint8_t* __restrict__ Q) {
-    constexpr uint32_t M = modulus(L);
-    const int64_t quads = (m + 3) / 4, total = quads * n;
-    for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
-         idx += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t offset = (idx % quads) * 4 + (idx / quads) * ld;
-        const int4 w = *reinterpret_cast<const int4*>(W + offset);
-        uint32_t before = accumulate ? *reinterpret_cast<const uint32_t*>(Q + offset) : 0u;
-        uint32_t packed = 0;
-        const int32_t ws[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            uint32_t q = scaled_residue<M>(ws[v], y) + ((before >> (8 * v)) & 0xFF);
-            if (q >= M) q -= M;
-            packed |= q << (8 * v);
-        }
-        *reinterpret_cast<uint32_t*>(Q + offset) = packed;
-    }
+    row_scale_kernel(int64_t rows, int chunks, int bits, const RowRange* __restrict__ ranges,
+                     const double* __restrict__ norms, RowScale* __restrict__ scales) {
+    const int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const RowRange range = ranges[r];
+    double norm = 0;
+    for (int c = 0; c < chunks; ++c) norm += norms[int64_t(c) * rows + r];
+    const RowFactors factors = row_factors(__longlong_as_double((long long)range.largest), bits);
+    scales[r] = RowScale{factors.exponent,
+                         (range.nonfinite ? kNonfinite : 0) | (range.inexact ? kInexact : 0), norm};
 }
 
 // ------------------------------------------------------------------ reconstruct
@@ -180,35 +204,38 @@ struct NativeList {
 };
 
 /// C = alpha 2^(-e_i - f_j) C' + beta C (C read only when beta != 0), C' from the `count`
-/// planes of Q; one block per 32 x 32 tile. W holds the magnitude GEMM's sums on entry. With
-/// `promise` (off only for tests), elements that needs_native rejects are marked in W instead.
+/// residue planes Q (ResidueLayout, planes `plane_bytes` apart); one block per 32 x 32 tile, a
+/// thread per word of Q: rows r, r + 8 by columns c, c + 1. W holds the magnitude GEMM's sums on
+/// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
+/// W instead.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* __restrict__ C,
                        int64_t ldc, int count, int bits, double tau, bool promise,
-                       const uint8_t* __restrict__ Q, int64_t plane_bytes, int32_t* __restrict__ W,
-                       int64_t ld, const RowScale* __restrict__ row_scales,
+                       const uint8_t* __restrict__ Q, ResidueLayout layout,
+                       int32_t* __restrict__ W, int64_t ld, const RowScale* __restrict__ row_scales,
                        const RowScale* __restrict__ col_scales, NativeList native) {
+    static_assert(kTile == 32 && kThreads == 256, "a tile: 2 x 4 blocks of 16 x 8, a warp each");
     const int64_t tiles_m = (m + kTile - 1) / kTile;
-    const int64_t i0 = (blockIdx.x % tiles_m) * kTile + 4 * (threadIdx.x % 8);
-    const int64_t j = (blockIdx.x / tiles_m) * kTile + threadIdx.x / 8;
+    const int block = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t bi = (blockIdx.x % tiles_m) * 2 + block % 2;
+    const int64_t bj = (blockIdx.x / tiles_m) * 4 + block / 2;
+    const int64_t r = bi * 16 + lane / 4, c = bj * 8 + 2 * (lane % 4);
     const CrtConstants& crt = kCrtTable.of[count];
     bool marked = false;
-    if (j < n) {
-        const RowScale col = col_scales[j];
-        // The four elements' residues, a byte each per plane (i0 and the leading dimension are
-        // multiples of 4).
+    if (bi * 16 < m && bj * 8 < n) {
+        const int64_t word = (bi + bj * layout.blocks_m) * 32 + lane;
+        const int64_t plane_words = layout.plane_bytes() / 4;
+        const auto* words = reinterpret_cast<const uint32_t*>(Q);
         uint32_t quad[kMaxModuli];
 #pragma unroll
         for (int l = 0; l < kMaxModuli; ++l)
-            quad[l] = (l < count && i0 < m)
-                          ? *reinterpret_cast<const uint32_t*>(Q + l * plane_bytes + i0 + j * ld)
-                          : 0u;
+            quad[l] = l < count ? words[l * plane_words + word] : 0u;
 #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int64_t i = i0 + v;
-            if (i >= m) break;
-            const RowScale row = row_scales[i];
+        for (int v = 0; v < 4; ++v) { // byte v: row r + 8 (v / 2), column c + v % 2
+            const int64_t i = r + 8 * (v / 2), j = c + v % 2;
+            if (i >= m || j >= n) continue;
+            const RowScale row = row_scales[i], col = col_scales[j];
             int32_t* w = W + i + j * ld;
             if (promise && needs_native(row, col, *w, bits, k, tau)) {
                 *w = kNativeMark;
@@ -218,8 +245,8 @@ __global__ void __launch_bounds__(kThreads)
             uint32_t q[kMaxModuli];
 #pragma unroll
             for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
-            const Scaled c = crt_value(q, crt);
-            const double product = unscale(c, row.exponent, col.exponent);
+            const Scaled cv = crt_value(q, crt);
+            const double product = unscale(cv, row.exponent, col.exponent);
             T* out = C + i + j * ldc;
             *out = beta == T(0) ? T(double(alpha) * product)
                                 : T(fma(double(alpha), product, double(beta) * double(*out)));
