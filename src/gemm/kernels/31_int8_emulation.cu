@@ -101,6 +101,17 @@ Buffers carve(const Sizes& s, Carver* c) {
     return b;
 }
 
+/// reconstruct_kernel<T, count> for a run-time count.
+template <class T, int Count = 1, class... Args>
+void launch_reconstruct(int count, unsigned grid, cudaStream_t stream, Args... args) {
+    if constexpr (Count <= ozaki::kMaxModuli) {
+        if (count != Count)
+            return launch_reconstruct<T, Count + 1>(count, grid, stream, args...);
+        ozaki::reconstruct_kernel<T, Count><<<grid, ozaki::kThreads, 0, stream>>>(args...);
+        GEMMLAB_CHECK_LAUNCH();
+    }
+}
+
 /// The native path for a call the emulation cannot take at all (no workspace).
 template <class T>
 void launch_native(const GemmArgs<T>& g, cudaStream_t stream) {
@@ -191,11 +202,10 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     launch_wgmma_int8<int32_t>(magnitudes, stream);
 
     GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
-    ozaki::reconstruct_kernel<T><<<unsigned(s.tiles), ozaki::kThreads, 0, stream>>>(
-        g.m, g.n, g.k, g.alpha, g.beta, g.C, g.ldc, count, plan.bits,
-        ozaki::truncation_allowance(kDouble, g.k), options.fallback, b.residues, s.residues, b.sums,
-        s.ld, b.scales_a, b.scales_b, b.native);
-    GEMMLAB_CHECK_LAUNCH();
+    launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.k, g.alpha, g.beta, g.C,
+                          g.ldc, plan.bits, ozaki::truncation_allowance(kDouble, g.k),
+                          options.fallback, b.residues, s.residues, b.sums, s.ld, b.scales_a,
+                          b.scales_b, b.native);
     const unsigned native_grid =
         unsigned(std::min<int64_t>(s.tiles, int64_t(current_device_caps().sm_count) * 4));
     ozaki::native_kernel<T><<<native_grid, ozaki::kThreads, 0, stream>>>(g, b.sums, s.ld, b.native);

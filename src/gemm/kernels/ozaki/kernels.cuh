@@ -207,11 +207,12 @@ struct NativeList {
 /// residue planes Q (ResidueLayout, planes `plane_bytes` apart); one block per 32 x 32 tile, a
 /// thread per word of Q: rows r, r + 8 by columns c, c + 1. W holds the magnitude GEMM's sums on
 /// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
-/// W instead.
-template <class T>
+/// W instead. Count, the number of moduli, is a constant, and so are the CRT's weights: each
+/// product of the sum is a multiply-add with an immediate, not a load of the weight.
+template <class T, int Count>
 __global__ void __launch_bounds__(kThreads)
     reconstruct_kernel(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* __restrict__ C,
-                       int64_t ldc, int count, int bits, double tau, bool promise,
+                       int64_t ldc, int bits, double tau, bool promise,
                        const uint8_t* __restrict__ Q, ResidueLayout layout,
                        int32_t* __restrict__ W, int64_t ld, const RowScale* __restrict__ row_scales,
                        const RowScale* __restrict__ col_scales, NativeList native) {
@@ -221,7 +222,7 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t bi = (blockIdx.x % tiles_m) * 2 + block % 2;
     const int64_t bj = (blockIdx.x / tiles_m) * 4 + block / 2;
     const int64_t r = bi * 16 + lane / 4, c = bj * 8 + 2 * (lane % 4);
-    const CrtConstants& crt = kCrtTable.of[count];
+    constexpr CrtConstants crt = make_crt_constants(Count);
     bool marked = false;
     if (bi * 16 < m && bj * 8 < n) {
         const int64_t word = (bi + bj * layout.blocks_m) * 32 + lane;
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(kThreads)
         uint32_t quad[kMaxModuli];
 #pragma unroll
         for (int l = 0; l < kMaxModuli; ++l)
-            quad[l] = l < count ? words[l * plane_words + word] : 0u;
+            quad[l] = l < Count ? words[l * plane_words + word] : 0u;
 #pragma unroll
         for (int v = 0; v < 4; ++v) { // byte v: row r + 8 (v / 2), column c + v % 2
             const int64_t i = r + 8 * (v / 2), j = c + v % 2;
