@@ -2,6 +2,7 @@
 
 #include "gemm/workspace.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -14,24 +15,36 @@ namespace {
 constexpr int kMaxPoolDevices = 64;
 
 /// The pool of `device`, created once (thread-safe) and never destroyed: the driver reclaims it
-/// at process exit, and destroying it in a static destructor could race with late frees.
-cudaMemPool_t pool_of(int device) {
-    static std::array<cudaMemPool_t, kMaxPoolDevices> pools{};
+/// at process exit, and destroying it in a static destructor could race with late frees. Its
+/// release threshold rises to `bytes` where that is more than it keeps (workspace.hpp).
+cudaMemPool_t pool_of(int device, size_t bytes) {
+    struct Pool {
+        cudaMemPool_t pool = nullptr;
+        uint64_t keep = 0, keep_limit = 0;
+    };
+    static std::array<Pool, kMaxPoolDevices> pools{};
     static std::mutex mutex;
     if (device < 0 || device >= kMaxPoolDevices)
         throw CudaFailure("gemmlab workspace: device " + std::to_string(device) + " is out of range");
     std::lock_guard<std::mutex> lock(mutex);
-    cudaMemPool_t& pool = pools[size_t(device)];
-    if (!pool) {
+    Pool& p = pools[size_t(device)];
+    if (!p.pool) {
         cudaMemPoolProps props{};
         props.allocType = cudaMemAllocationTypePinned;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = device;
-        GEMMLAB_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-        uint64_t keep = kWorkspaceKeepBytes;
-        GEMMLAB_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        GEMMLAB_CUDA_CHECK(cudaMemPoolCreate(&p.pool, &props));
+        p.keep = kWorkspaceKeepBytes;
+        GEMMLAB_CUDA_CHECK(cudaMemPoolSetAttribute(p.pool, cudaMemPoolAttrReleaseThreshold, &p.keep));
+        size_t available = 0, total = 0;
+        GEMMLAB_CUDA_CHECK(cudaMemGetInfo(&available, &total));
+        p.keep_limit = total / kWorkspaceKeepShare;
     }
-    return pool;
+    if (bytes > p.keep && p.keep < p.keep_limit) {
+        p.keep = std::min<uint64_t>(bytes, p.keep_limit);
+        GEMMLAB_CUDA_CHECK(cudaMemPoolSetAttribute(p.pool, cudaMemPoolAttrReleaseThreshold, &p.keep));
+    }
+    return p.pool;
 }
 
 } // namespace
@@ -40,7 +53,7 @@ Workspace::Workspace(size_t bytes, cudaStream_t stream) : stream_(stream) {
     if (bytes == 0) return;
     int device = 0;
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&device));
-    const cudaError_t e = cudaMallocFromPoolAsync(&ptr_, bytes, pool_of(device), stream);
+    const cudaError_t e = cudaMallocFromPoolAsync(&ptr_, bytes, pool_of(device, bytes), stream);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); // not sticky: the caller takes its path without workspace
         ptr_ = nullptr;

@@ -16,8 +16,12 @@
 namespace gemmlab::detail {
 
 /// Bytes the pool keeps mapped after the memory has been freed (the rest goes back to the
-/// driver at the next synchronization).
+/// driver at the next synchronization), at least: a call that asks for a larger block raises
+/// it to that block, up to kWorkspaceKeepShare of the device's memory. Otherwise a rung with a
+/// large workspace (rung 31's residue planes: gigabytes from 8192^3) would have its pages
+/// unmapped at every synchronization and mapped again by its next call.
 inline constexpr size_t kWorkspaceKeepBytes = size_t(1) << 30;
+inline constexpr size_t kWorkspaceKeepShare = 8; // 1/8 of the device's memory
 
 /// One call's scratch block on `stream`; freed (stream-ordered) when the object dies, so
 /// kernels enqueued before that may use it. data() is nullptr when the pool could not supply
