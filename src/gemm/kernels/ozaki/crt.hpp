@@ -127,15 +127,19 @@ GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
 
 // ------------------------------------------------------------------ residues
 
-/// The symmetric residue of v mod M, |v| <= 2^62: v = hi 2^32 + lo, and (hi mod M) (2^32 mod M)
-/// + lo mod M < 2^16 is reduced once more. M is a constant, so each % is a multiply-high.
-/// Narrow: |v| < 2^32 is known (bits <= 31, float's usual plans), so hi is 0 and skipped.
+/// The symmetric residue of v mod M, |v| <= 2^62: |v| = p2 2^42 + p1 2^21 + p0 with 21-bit
+/// pieces (the same for every M), and p2 (2^42 mod M) + p1 (2^21 mod M) + p0 < 2^30 is reduced
+/// once. M is a constant, so the % is a multiply-high. Narrow: |v| < 2^32 is known (bits <= 31,
+/// float's usual plans), so its low word is reduced alone.
 template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
     const uint64_t mag = v < 0 ? uint64_t(-v) : uint64_t(v);
-    constexpr uint32_t kTwo32 = uint32_t((uint64_t(1) << 32) % M);
-    const uint32_t hi = uint32_t(mag >> 32), lo = uint32_t(mag);
-    uint32_t r = Narrow ? lo % M : ((hi % M) * kTwo32 + lo % M) % M;
+    constexpr uint32_t kTwo21 = (uint32_t(1) << 21) % M;
+    constexpr uint32_t kTwo42 = uint32_t((uint64_t(1) << 42) % M);
+    constexpr uint32_t kPiece = (uint32_t(1) << 21) - 1;
+    const uint32_t p0 = uint32_t(mag) & kPiece, p1 = uint32_t(mag >> 21) & kPiece;
+    const uint32_t p2 = uint32_t(mag >> 42);
+    uint32_t r = Narrow ? uint32_t(mag) % M : (p2 * kTwo42 + p1 * kTwo21 + p0) % M;
     if (v < 0 && r != 0) r = M - r;
     return r > (M - 1) / 2 ? int32_t(r) - int32_t(M) : int32_t(r);
 }

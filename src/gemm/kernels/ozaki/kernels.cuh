@@ -82,8 +82,9 @@ struct RowRange {
 /// even a few rows give every SM blocks to run (a block walking all of k in turn waits on one
 /// load after another).
 inline constexpr int kSplitChunk = 8 * kSplitK;
-/// Blocks of the split passes per SM, for ptxas's register budget: left free, it gave the
-/// residue pass 148 registers (one block per SM) or 64 with spills.
+/// Blocks of the split passes per SM, for ptxas's register budget (one fewer for the residue
+/// pass's 64-bit integers): left free, it gave that pass 148 registers (one block per SM) or
+/// 64 with spills.
 inline constexpr int kSplitBlocksPerSm = 3;
 
 /// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
 /// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
 template <class T, bool Narrow>
-__global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
+__global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1)
     split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                  int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
                  RowRange* __restrict__ ranges, double* __restrict__ norms) {
