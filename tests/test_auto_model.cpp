@@ -220,6 +220,31 @@ TEST(AutoModel, TinyProductsGoToRung27) {
             }
 }
 
+// Large double products go to rung 31 (INT8 emulation) where its modelled time is at most 0.95 of
+// a DGEMM's, k >= 4096 and its workspace fits in an eighth of the device's memory: 8192^3 on an
+// 80 GB part, not 16384^3 (13 GB of residues) there but on a 141 GB one; never 4096^3, k < 4096,
+// float, a batch, or a device without sm_90a.
+TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
+    const auto choice = [](DataType t, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps,
+                           int64_t batches = 1) {
+        return auto_choice(problem(t, m, n, k, Precision::Default, t, batches), caps, nullptr).candidate;
+    };
+    DeviceCaps large = h100();
+    large.memory_bytes = size_t(141) << 30;
+    EXPECT_EQ(choice(DataType::F64, 8192, 8192, 8192, h100()), "int8_emulation");
+    EXPECT_EQ(choice(DataType::F64, 8192, 8192, 16384, h100()), "int8_emulation");
+    EXPECT_NE(choice(DataType::F64, 16384, 16384, 16384, h100()), "int8_emulation");
+    EXPECT_EQ(choice(DataType::F64, 16384, 16384, 16384, large), "int8_emulation");
+    EXPECT_NE(choice(DataType::F64, 4096, 4096, 4096, large), "int8_emulation");
+    EXPECT_NE(choice(DataType::F64, 16384, 16384, 2048, large), "int8_emulation");
+    EXPECT_NE(choice(DataType::F32, 8192, 8192, 8192, large), "int8_emulation");
+    EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, large, 2), "int8_emulation");
+    EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, ada()), "int8_emulation");
+    DeviceCaps unknown_memory = h100();
+    unknown_memory.memory_bytes = 0;
+    EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, unknown_memory), "int8_emulation");
+}
+
 // One skinny side against a side 16 times wider, the wide operand 1 MiB or more, goes to rung 28
 // before the model: up to 16 columns in BF16/FP16, 4 in float, never in double; a small square
 // batch, a narrow wide side or a small wide operand stay with the model. Only where rung 28 reads

@@ -76,6 +76,7 @@ inline detail::DeviceCaps h100_caps() {
     c.smem_per_block_optin = 227 * 1024;
     c.smem_reserved_per_block = 1024;
     c.dram_gbps = 3352;
+    c.memory_bytes = size_t(80) << 30;
     c.sm90a = true;
     // Clusters of 2, 4 and 8 one-block-per-SM blocks at once (measured on an H200).
     c.clusters_of[0] = 66, c.clusters_of[1] = 30, c.clusters_of[2] = 15;

@@ -39,9 +39,11 @@
 #include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
+#include "gemm/kernels/ozaki/crt.hpp"
 #include "gemm/kernels/split_k.cuh"
 #include "gemm/kernels/tile_configs.hpp"
 #include "gemm/tune_cache.hpp"
+#include "gemm/workspace.hpp"
 
 namespace gemmlab::detail {
 namespace {
@@ -829,10 +831,35 @@ void launch_skinny_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
 }
 constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 
+/// Double products that rung 31 (INT8 emulation) runs faster than the DMMA rungs, with an
+/// error measured at or below DGEMM's. Its time relative to a DGEMM of the same shape, from
+/// its parts as ncu timed them on an H200 at 4096^3 (docs/ladder.md, "Rung 31"): each INT8
+/// GEMM kInt8GemmShare of the DGEMM; the split passes kSplitShare DGEMM flop-times (2 / (m n k)
+/// of the DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per
+/// element of C. Taken where that sum is at most kEmulationShare (8192^3: 0.93, measured
+/// 1.12x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
+/// measured up to 2.6x DGEMM's: docs/precision.md) and the workspace fits in what the pool
+/// keeps (workspace.hpp).
+constexpr double kInt8GemmShare = 0.042, kSplitShare = 490, kReconstructShare = 764;
+constexpr double kEmulationShare = 0.95;
+constexpr int64_t kEmulationMinK = 4096;
+
+bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
+    if (p.type != DataType::F64 || p.batch.count != 1 || !caps.sm90a || p.k < kEmulationMinK)
+        return false;
+    const double m = double(p.m), n = double(p.n), k = double(p.k);
+    const int gemms = ozaki::plan_for(true, p.k, 0).moduli + 1; // + the magnitude GEMM
+    const double share =
+        kInt8GemmShare * gemms + kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
+    return share <= kEmulationShare &&
+           int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
+}
+
 } // namespace
 
 AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
     if (goes_to_small(p)) return AutoChoice{"small", 1, false};
+    if (goes_to_emulation(p, caps)) return AutoChoice{"int8_emulation", 1, false};
     if (goes_to_decode(p))
         return AutoChoice{decode_on_skinny_tiles(p, caps) ? kSkinnyTileName : "decode", 1, false};
     return with_groups(type_key(p), [&](auto groups) {
@@ -953,6 +980,10 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
                           &launch_decode_half<__nv_bfloat16, __nv_bfloat16>,
                           &launch_decode_half<__nv_bfloat16, float>, &launch_decode_half<__half, __half>,
                           &launch_decode_half<__half, float>>(p, stream);
+        return;
+    }
+    if (goes_to_emulation(p, current_device_caps())) {
+        launch_int8_emulation<double>(p.as<double>(), stream);
         return;
     }
     LastChoice now;

@@ -97,6 +97,11 @@ DeviceCaps query(int device) {
     if (current != device) GEMMLAB_CUDA_CHECK(cudaSetDevice(device));
     for (int i = 0; i < 3; ++i)
         c.clusters_of[i] = clusters_at_once(2 << i, c.smem_per_block_optin, c.cc_major);
+    size_t available = 0;
+    if (cudaMemGetInfo(&available, &c.memory_bytes) != cudaSuccess) {
+        cudaGetLastError(); // not sticky: the size stays unknown
+        c.memory_bytes = 0;
+    }
     if (current != device) GEMMLAB_CUDA_CHECK(cudaSetDevice(current));
     return c;
 }

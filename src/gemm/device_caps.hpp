@@ -24,6 +24,8 @@ struct DeviceCaps {
     /// Peak DRAM bandwidth in GB/s from the memory clock and bus width (double data rate); 0
     /// when the device does not say.
     int dram_gbps = 0;
+    /// Device memory in bytes (cudaMemGetInfo's total); 0 when unknown.
+    size_t memory_bytes = 0;
     /// Compute capability 9.0 and this library has sm_90a code: the Hopper-only rungs
     /// (KernelInfo::needs_sm90a) can run.
     bool sm90a = false;

@@ -101,6 +101,25 @@ Buffers carve(const Sizes& s, Carver* c) {
     return b;
 }
 
+/// The sizes of a call with `count` moduli.
+Sizes sizes_for(int count, int64_t m, int64_t n, int64_t k) {
+    const int64_t kp = (k + 15) / 16 * 16; // residue rows: 16-byte aligned for TMA
+    return {.m = m,
+            .n = n,
+            .kp = kp,
+            .ld = (m + 3) / 4 * 4, // W: 16-byte columns (rung 30 stores them by TMA)
+            .tiles = ceil_div(m, ozaki::kTile) * ceil_div(n, ozaki::kTile),
+            .count = count,
+            .chunks = int(ceil_div(kp, int64_t(ozaki::kSplitChunk))),
+            .residues = ozaki::ResidueLayout::of(m, n)};
+}
+
+size_t workspace_bytes(const Sizes& s) {
+    Carver sizing(nullptr);
+    carve(s, &sizing);
+    return sizing.used();
+}
+
 /// reconstruct_kernel<T, count> for a run-time count.
 template <class T, int Count = 1, class... Args>
 void launch_reconstruct(int count, unsigned grid, cudaStream_t stream, Args... args) {
@@ -135,18 +154,8 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     constexpr bool kDouble = std::is_same_v<T, double>;
     const ozaki::Plan plan = ozaki::plan_for(kDouble, g.k, options.moduli);
     const int count = plan.moduli;
-    const int64_t kp = (g.k + 15) / 16 * 16; // residue rows: 16-byte aligned for TMA
-    const Sizes s{.m = g.m,
-                  .n = g.n,
-                  .kp = kp,
-                  .ld = (g.m + 3) / 4 * 4,    // W: 16-byte columns (rung 30 stores them by TMA)
-                  .tiles = ceil_div(g.m, ozaki::kTile) * ceil_div(g.n, ozaki::kTile),
-                  .count = count,
-                  .chunks = int(ceil_div(kp, int64_t(ozaki::kSplitChunk))),
-                  .residues = ozaki::ResidueLayout::of(g.m, g.n)};
-    Carver sizing(nullptr);
-    carve(s, &sizing);
-    Workspace ws(sizing.used(), stream);
+    const Sizes s = sizes_for(count, g.m, g.n, g.k);
+    Workspace ws(workspace_bytes(s), stream);
     if (!ws.data()) return launch_native(g, stream);
     Carver carver(static_cast<char*>(ws.data()));
     const Buffers b = carve(s, &carver);
@@ -215,6 +224,10 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
 template <class T>
 void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream) {
     launch_int8_emulation(g, stream, Int8EmulationOptions{.moduli = moduli_from_environment()});
+}
+
+size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k) {
+    return workspace_bytes(sizes_for(ozaki::plan_for(is_double, k, 0).moduli, m, n, k));
 }
 
 template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t);

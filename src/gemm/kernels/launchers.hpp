@@ -38,6 +38,8 @@ struct Int8EmulationOptions {
 template <class T> void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t);          // 31
 template <class T>
 void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t, const Int8EmulationOptions&);
+/// The workspace one call of rung 31 takes with its automatic modulus count.
+size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k);
 
 // Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
 // instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file
