@@ -9,11 +9,14 @@
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched
 #         bench-llm bench-llm-cold bench-batched-cold bench-half-mixed-cold sweep
 #         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune accuracy
-#         quantized
+#         quantized ozaki
 #         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
 #         and ninja, no apt; needs no build, so it may run alone)
 #   (default: tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep
-#    overhead probe tensor-evidence python blas quantized).
+#    overhead probe tensor-evidence python blas quantized ozaki).
+#   ozaki: rung 31 (INT8 emulation) beside cuBLAS DGEMM / SGEMM and auto, `gemmlab bench` at
+#   4096-16384^3 in f64 and f32, and `gemmlab accuracy --dtype f64,f32` (k 256-16384, every
+#   input kind); the summary gives each ratio and the worst error ratios against cuBLAS.
 #   quantized: the 8-bit rungs beside cuBLASLt, `gemmlab bench --dtype fp8,fp8-block,int8` at
 #   4096^3 and 8192^3 and `gemmlab accuracy --dtype fp8,fp8-block` (k 256-16384, signed and
 #   same-sign); the summary gives each ratio and the accuracy rows within their bound.
@@ -54,7 +57,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-check-out}
 shift || true
 steps=("$@")
-((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas quantized)
+((${#steps[@]})) || steps=(tests verify memcheck racecheck bench bench-large bench-tf32 bench-mixed sweep overhead probe tensor-evidence python blas quantized ozaki)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 gemmlab="$build/gemmlab"
@@ -141,8 +144,19 @@ for step in "${steps[@]}"; do
         --sizes 4096,8192
       run_step quantized-accuracy "$out/quantized-accuracy.log" "$gemmlab" accuracy \
         --dtype fp8,fp8-block --k 256,1024,4096,16384 --inputs signed,same-sign
+      result[quantized]=$((result[quantized-bench] | result[quantized-accuracy]))
       summary_lines+=("quantized: $(awk '$3 ~ /^wgmma_/ {printf "%s %s %s; ", $1, $2, $6}' "$out/quantized-bench.log")")
       summary_lines+=("quantized-accuracy: $(grep -cE '^fp8.* yes$' "$out/quantized-accuracy.log") rows within bound, $(grep -cE '^fp8.* NO$' "$out/quantized-accuracy.log") past it; largest gemmlab/cuBLASLt error $(awk '/^fp8/ && $9 > m {m = $9} END {print m}' "$out/quantized-accuracy.log")")
+      ;;
+    ozaki)
+      # Rung 31 against DGEMM / SGEMM (and auto) in the same process, and its error beside theirs.
+      run_step ozaki-bench "$out/ozaki-bench.log" "$gemmlab" bench --dtype f64,f32 \
+        --kernels cublas,auto,int8_emulation --sizes 4096,8192,16384
+      run_step ozaki-accuracy "$out/ozaki-accuracy.log" "$gemmlab" accuracy --dtype f64,f32 \
+        --kernels cublas,int8_emulation --k 256,1024,4096,16384
+      result[ozaki]=$((result[ozaki-bench] | result[ozaki-accuracy]))
+      summary_lines+=("ozaki: $(awk '/^f(32|64) row/ {shape = $1 " " $4} $2 ~ /^(int8_emulation|auto)$/ {printf "%s %s %.3fx; ", shape, $2, $7 / 100}' "$out/ozaki-bench.log")")
+      summary_lines+=("ozaki-accuracy: rung 31's largest error / cuBLAS's over k: $(awk '/^f(32|64), / {split($0, part, ":"); t = part[1]; sub(/ inputs$/, "", t); kind = ($0 ~ /median/) ? "median" : "max"} /^int8_emulation/ {r = 0; for (i = 3; i <= NF; i += 2) {x = $i; sub(/x$/, "", x); if (x + 0 > r) r = x + 0}; printf "%s %s %.2f; ", t, kind, r}' "$out/ozaki-accuracy.log")")
       ;;
     bench-large)
       run_step bench-large "$out/bench-large.log" "$gemmlab" bench --dtype f32,f64 \
