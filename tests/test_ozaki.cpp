@@ -370,6 +370,22 @@ TEST(Ozaki, ResidueLayoutIsOneToOne) {
     }
 }
 // to_double rounds a 160-bit integer to nearest even, as a conversion of the exact value would.
+// times_pow2 is ldexp: exact scalings, results rounded into the subnormals, overflow to
+// infinity, and exponents past a normal power of two.
+TEST(Ozaki, TimesPow2IsLdexp) {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> unit(1.0, 2.0);
+    for (int i = 0; i < 20000; ++i) {
+        const double d = std::ldexp(unit(rng), int(rng() % 200) - 100) * (rng() & 1 ? -1 : 1);
+        const int e = int(rng() % 2400) - 1200;
+        const double want = std::ldexp(d, e), got = oz::times_pow2(d, e);
+        ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << d << " * 2^" << e;
+    }
+    EXPECT_EQ(oz::times_pow2(3.0, -1074), std::ldexp(3.0, -1074));
+    EXPECT_EQ(oz::times_pow2(0x1.8p-1000, -60), std::ldexp(0x1.8p-1000, -60)); // rounds (ties)
+    EXPECT_EQ(oz::times_pow2(0.0, 5), 0.0);
+}
+
 TEST(Ozaki, WideToDoubleRoundsToNearest) {
     std::mt19937_64 rng(2);
     for (int i = 0; i < 20000; ++i) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "gemm/element.hpp" // GEMMLAB_HOST_DEVICE
 
@@ -50,6 +51,16 @@ inline constexpr int kMaxBits = 62;
 /// The magnitude operands (the lower bound of sum |A||B|, see kernels.cuh) keep this many bits:
 /// floor(|a'| / 2^(bits - 7)) <= 127 fits int8.
 inline constexpr int kMagnitudeBits = 7;
+
+/// ldexp(d, e) by one multiplication where 2^e is a normal double: the product rounds once, as
+/// ldexp does, also into the subnormals; ldexp itself (a longer routine) elsewhere.
+GEMMLAB_HOST_DEVICE inline double times_pow2(double d, int e) {
+    if (e < -1022 || e > 1023) return ::ldexp(d, e);
+    const uint64_t bits = uint64_t(e + 1023) << 52;
+    double p;
+    memcpy(&p, &bits, sizeof p);
+    return d * p;
+}
 
 // ------------------------------------------------------------------ how many moduli
 
@@ -407,7 +418,7 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_value(const uint32_t (&q)[kMaxModuli],
     }
     // t = floor(X / P) from doubles (X < count P): exact, or one off near a multiple of P.
     const Scaled xs = to_double(x);
-    const double ratio = ::ldexp(xs.d, xs.exponent) * c.product_inverse;
+    const double ratio = times_pow2(xs.d, xs.exponent) * c.product_inverse;
     const uint32_t t = ratio <= 0 ? 0u : uint32_t(ratio);
     Wide tp = mul_small(c.product, t);
     if (less(x, tp)) tp = sub(tp, c.product);
@@ -427,7 +438,7 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_value(const uint32_t (&q)[kMaxModuli],
 /// C' (as crt_value returns it) scaled back: C' 2^(-e_row - e_col), one rounding (a second
 /// one only where the result is subnormal).
 GEMMLAB_HOST_DEVICE inline double unscale(const Scaled& c, int row_exponent, int col_exponent) {
-    return ::ldexp(c.d, c.exponent - row_exponent - col_exponent);
+    return times_pow2(c.d, c.exponent - row_exponent - col_exponent);
 }
 
 // ------------------------------------------------------------------ the precision promise
@@ -465,7 +476,7 @@ GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& 
     if (ia && ib) e += 0.25 * double(k);
     if (e == 0) return false;       // exact: C' is the product itself
     e *= 1.0 + double(k) * 0x1p-52; // the norms are rounded sums of k nonnegative terms
-    const double lower = ::ldexp(double(magnitude_sum), 2 * (bits - kMagnitudeBits));
+    const double lower = times_pow2(double(magnitude_sum), 2 * (bits - kMagnitudeBits));
     return e > tau * lower;
 }
 
