@@ -37,8 +37,11 @@ cudaMemPool_t pool_of(int device, size_t bytes) {
         p.keep = kWorkspaceKeepBytes;
         GEMMLAB_CUDA_CHECK(cudaMemPoolSetAttribute(p.pool, cudaMemPoolAttrReleaseThreshold, &p.keep));
         size_t available = 0, total = 0;
-        GEMMLAB_CUDA_CHECK(cudaMemGetInfo(&available, &total));
-        p.keep_limit = total / kWorkspaceKeepShare;
+        if (cudaMemGetInfo(&available, &total) != cudaSuccess) {
+            cudaGetLastError(); // not sticky: the pool keeps its first threshold
+            total = 0;
+        }
+        p.keep_limit = std::max<uint64_t>(total / kWorkspaceKeepShare, kWorkspaceKeepBytes);
     }
     if (bytes > p.keep && p.keep < p.keep_limit) {
         p.keep = std::min<uint64_t>(bytes, p.keep_limit);
