@@ -222,7 +222,7 @@ TEST(AutoModel, TinyProductsGoToRung27) {
 
 // Large double products go to rung 31 (INT8 emulation) where its modelled time is at most 0.95 of
 // a DGEMM's, k >= 4096 and its workspace fits in an eighth of the device's memory: 8192^3 on an
-// 80 GB part, not 16384^3 (13 GB of residues) there but on a 141 GB one; never 4096^3, k < 4096,
+// 80 GB part, not 16384^3 (14.5 GB of workspace) there but on a 141 GB one; never 4096^3, k < 4096,
 // float, a batch, or a device without sm_90a.
 TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
     const auto choice = [](DataType t, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps,

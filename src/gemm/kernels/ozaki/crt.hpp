@@ -168,14 +168,6 @@ inline int32_t residue_at(int l, int64_t v) {
     return 0;
 }
 
-/// (y * w) mod M in [0, M) for an int32 w (one INT8 GEMM's sum) and y < M.
-template <uint32_t M>
-GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue(int32_t w, uint32_t y) {
-    int32_t r = w % int32_t(M); // (-M, M)
-    if (r < 0) r += int32_t(M);
-    return (uint32_t(r) * y) % M;
-}
-
 /// A modulus known only at run time (the INT8 GEMM's epilogue: one launch for every modulus, the
 /// batch index naming it) with what scaled_residue_of needs to divide by it with multiply-highs.
 struct RuntimeModulus {
@@ -200,7 +192,7 @@ GEMMLAB_HOST_DEVICE inline uint32_t reduce24(uint32_t x, const RuntimeModulus& d
     return x - q * d.m;
 }
 
-/// scaled_residue for a run-time modulus: u = w + 2^31 is unsigned, u = H 2^16 + L reduces to
+/// (y w) mod m in [0, m) for an int32 w (one INT8 GEMM's sum) and y < m: u = w + 2^31 is unsigned, u = H 2^16 + L reduces to
 /// H (2^16 mod m) + L < 2^24 (2^16 mod m <= 255), then adding `bias` gives a value below 2m
 /// congruent to w, and its product with y (< 2^17) is reduced once more.
 GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue_of(int32_t w, uint32_t y,
@@ -232,15 +224,6 @@ struct ResidueLayout {
     }
 };
 
-/// scaled_residue<modulus(l)>(w, y) for a run-time l (the CPU test).
-template <int L = 0>
-inline uint32_t scaled_residue_at(int l, int32_t w, uint32_t y) {
-    if constexpr (L < kMaxModuli) {
-        if (l == L) return scaled_residue<modulus(L)>(w, y);
-        return scaled_residue_at<L + 1>(l, w, y);
-    }
-    return 0;
-}
 
 // ------------------------------------------------------------------ 160-bit integers
 
