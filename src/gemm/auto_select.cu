@@ -848,10 +848,10 @@ bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
     if (p.type != DataType::F64 || p.batch.count != 1 || !caps.sm90a || p.k < kEmulationMinK)
         return false;
     const double m = double(p.m), n = double(p.n), k = double(p.k);
+    const double passes = kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
+    if (passes > kEmulationShare) return false; // most calls: no need to count moduli
     const int gemms = ozaki::plan_for(true, p.k, 0).moduli + 1; // + the magnitude GEMM
-    const double share =
-        kInt8GemmShare * gemms + kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
-    return share <= kEmulationShare &&
+    return kInt8GemmShare * gemms + passes <= kEmulationShare &&
            int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
 }
 
