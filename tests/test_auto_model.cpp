@@ -245,6 +245,25 @@ TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
     EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, unknown_memory), "int8_emulation");
 }
 
+// Precision::Int8Emulation, the caller's choice: every float and double product on rung 31
+// where sm_90a runs, tiny and batched ones too; the half types and a device without sm_90a keep
+// the Default path.
+TEST(AutoModel, Int8EmulationPrecisionRunsRung31) {
+    const auto choice = [](DataType t, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps,
+                           int64_t batches = 1) {
+        return auto_choice(problem(t, m, n, k, Precision::Int8Emulation, t, batches), caps, nullptr)
+            .candidate;
+    };
+    for (DataType t : {DataType::F32, DataType::F64}) {
+        EXPECT_EQ(choice(t, 8, 8, 8, h100()), "int8_emulation");
+        EXPECT_EQ(choice(t, 4096, 1, 4096, h100()), "int8_emulation");
+        EXPECT_EQ(choice(t, 1024, 1024, 1024, h100(), 8), "int8_emulation");
+        EXPECT_NE(choice(t, 1024, 1024, 1024, ada()), "int8_emulation");
+    }
+    EXPECT_NE(choice(DataType::BF16, 1024, 1024, 1024, h100()), "int8_emulation");
+    EXPECT_NE(choice(DataType::F16, 1024, 1024, 1024, h100()), "int8_emulation");
+}
+
 // One skinny side against a side 16 times wider, the wide operand 1 MiB or more, goes to rung 28
 // before the model: up to 16 columns in BF16/FP16, 4 in float, never in double; a small square
 // batch, a narrow wide side or a small wide operand stay with the model. Only where rung 28 reads

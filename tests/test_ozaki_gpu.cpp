@@ -3,7 +3,9 @@
 // fills including Inf/NaN and exponents over 2^121) against the CPU reference within the type's
 // bound; through the launcher for what the API cannot choose: the precision promise switched off
 // (the adversarial inputs must then break the bound, and keep it with the promise on), every
-// modulus count, k past one INT8 GEMM's int32 limit, and a captured graph replayed.
+// modulus count under the promise, k past one INT8 GEMM's int32 limit, and a captured graph
+// replayed; through GemmOptions: Precision::Int8Emulation under auto, and a caller's own modulus
+// count (its own, looser bound; Inf and NaN still propagate).
 
 #include <algorithm>
 #include <cmath>
@@ -207,8 +209,8 @@ TYPED_TEST(Int8EmulationLauncher, AdversarialSpreadsMustFallBack) {
     REQUIRE_RUNG_31();
     using T = TypeParam;
     const Product<T> p = adversarial<T>(96, 80, 64, 1);
-    const double promised = p.worst_ratio({.moduli = 0, .fallback = true});
-    const double unpromised = p.worst_ratio({.moduli = 0, .fallback = false});
+    const double promised = p.worst_ratio({.moduli = 0, .fallback = detail::EmulationFallback::OutsideBound});
+    const double unpromised = p.worst_ratio({.moduli = 0, .fallback = detail::EmulationFallback::None});
     std::printf("adversarial spreads: err/bound %.3g with the promise, %.3g without\n", promised,
                 unpromised);
     EXPECT_LE(promised, 1.0);
@@ -227,6 +229,119 @@ TYPED_TEST(Int8EmulationLauncher, EveryModulusCountKeepsTheBound) {
                     detail::ozaki::plan_for(sizeof(T) == 8, p.k, moduli).moduli,
                     detail::ozaki::plan_for(sizeof(T) == 8, p.k, moduli).bits, r);
         EXPECT_LE(r, 1.0) << moduli << " moduli";
+    }
+}
+
+/// C of the column-major call gemm(p) with `options` (alpha 1, beta 0; C poisoned with NaN first).
+template <class T>
+std::vector<T> call_gemm(const Product<T>& p, GemmOptions options) {
+    DeviceBuffer<T> da(p.a.size()), db(p.b.size()), dc(p.c0.size());
+    da.copy_from_host(p.a.data(), p.a.size());
+    db.copy_from_host(p.b.data(), p.b.size());
+    GEMMLAB_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, dc.bytes()));
+    const Status s = gemm<T>(Layout::ColMajor, Op::N, Op::N, p.m, p.n, p.k, T(1), da.get(), p.m,
+                             db.get(), p.k, T(0), dc.get(), p.m, options);
+    EXPECT_EQ(s, Status::Success) << last_error();
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<T> c(p.c0.size());
+    dc.copy_to_host(c.data(), c.size());
+    return c;
+}
+
+/// Worst |C - AB| / bound for a caller's own modulus count that keeps `bits` bits (alpha 1, beta
+/// 0). The scaling moves each a_ip by at most 2^-bits max_q |a_iq| (b likewise), so
+/// |C - AB| <= 2^-bits (max|a_i| |b_j|_1 + max|b_j| |a_i|_1) + k 2^-2bits max|a_i| max|b_j|
+/// + 3u sum_p |a_ip b_pj|, the first terms times 1 + 2u for the roundings after them
+/// (docs/precision.md, "Rung 31"). Where AB is not finite, C must be the
+/// same Inf, or NaN (a mismatch counts infinite).
+template <class T>
+double count_bound_ratio(const Product<T>& p, const std::vector<T>& c, int bits) {
+    const long double step = std::ldexp(1.0L, -bits);
+    const long double u = sizeof(T) == 8 ? 0x1p-53L : 0x1p-24L;
+    double worst = 0;
+    for (int64_t j = 0; j < p.n; ++j)
+        for (int64_t i = 0; i < p.m; ++i) {
+            long double s = 0, mag = 0, a_max = 0, b_max = 0, a_sum = 0, b_sum = 0;
+            for (int64_t q = 0; q < p.k; ++q) {
+                const long double x = p.a[size_t(i + q * p.m)], y = p.b[size_t(q + j * p.k)];
+                s += x * y;
+                mag += std::fabs(x * y);
+                a_max = std::max(a_max, std::fabs(x)), b_max = std::max(b_max, std::fabs(y));
+                a_sum += std::fabs(x), b_sum += std::fabs(y);
+            }
+            const long double got = c[size_t(i + j * p.m)];
+            double r;
+            if (!std::isfinite(s))
+                r = (std::isnan(s) ? std::isnan(got) : got == s) ? 0 : INFINITY;
+            else {
+                const long double scaling = step * (a_max * b_sum + b_max * a_sum) +
+                                            p.k * step * step * a_max * b_max;
+                const long double bound = (1 + 2 * u) * scaling + 3 * u * mag; // rounded twice
+                const long double err = std::fabs(got - s);
+                r = bound > 0 ? double(err / bound) : (err == 0 ? 0 : INFINITY);
+            }
+            if (!(r <= worst)) worst = r; // NaN counts as the worst
+        }
+    return worst;
+}
+
+// Precision::Int8Emulation: auto runs rung 31, bit for bit what the rung named gives, at the
+// type's bound, on a shape that auto under Default never emulates.
+TYPED_TEST(Int8EmulationLauncher, Int8EmulationPrecisionRunsTheRungUnderAuto) {
+    REQUIRE_RUNG_31();
+    using T = TypeParam;
+    const Product<T> p = uniform<T>(100, 90, 300, 6);
+    GemmOptions asked, named;
+    asked.precision = Precision::Int8Emulation;
+    named.kernel = kRung;
+    const std::vector<T> c = call_gemm(p, asked);
+    EXPECT_TRUE(c == call_gemm(p, named)) << "auto under Int8Emulation is not rung 31";
+    EXPECT_LE(p.ratio(c, T(1), T(0)), 1.0);
+}
+
+// GemmOptions::emulation_moduli is the caller's accuracy: with few moduli the type's bound is
+// broken (the count was obeyed, not raised) and the count's own bound holds; the API's call is
+// the launcher's with only Inf/NaN falling back, and rows holding Inf or NaN still propagate.
+TYPED_TEST(Int8EmulationLauncher, ACallersModulusCountIsItsOwnAccuracy) {
+    REQUIRE_RUNG_31();
+    using T = TypeParam;
+    constexpr bool kDouble = sizeof(T) == 8;
+    Product<T> p = uniform<T>(80, 70, 700, 7);
+    p.a[size_t(3 + 5 * p.m)] = T(NAN);
+    p.a[size_t(7 + 2 * p.m)] = T(INFINITY);
+    const std::vector<int> counts = kDouble ? std::vector<int>{6, 10, 14} : std::vector<int>{4, 6};
+    for (int moduli : counts) {
+        const detail::ozaki::Plan plan = detail::ozaki::plan_for(kDouble, p.k, moduli);
+        ASSERT_EQ(plan.moduli, moduli);
+        GemmOptions options;
+        options.kernel = kRung;
+        options.emulation_moduli = moduli;
+        const std::vector<T> c = call_gemm(p, options);
+        const double own = count_bound_ratio(p, c, plan.bits);
+        std::printf("%d moduli (%d bits): err / the count's bound %.3g\n", moduli, plan.bits, own);
+        EXPECT_LE(own, 1.0) << moduli << " moduli";
+        for (int64_t j = 0; j < p.n; ++j) {
+            EXPECT_TRUE(std::isnan(c[size_t(3 + j * p.m)])) << "row 3 holds a NaN, column " << j;
+            EXPECT_TRUE(std::isinf(c[size_t(7 + j * p.m)])) << "row 7 holds an Inf, column " << j;
+        }
+        if (moduli == counts.front()) {
+            Product<T> finite = p;
+            finite.a[size_t(3 + 5 * p.m)] = finite.a[size_t(7 + 2 * p.m)] = T(0.5);
+            const std::vector<T> cf = call_gemm(finite, options);
+            EXPECT_GT(finite.ratio(cf, T(1), T(0)), 1.0) << "so few moduli should miss the type's bound";
+            DeviceBuffer<T> da(finite.a.size()), db(finite.b.size()), dc(finite.c0.size());
+            da.copy_from_host(finite.a.data(), finite.a.size());
+            db.copy_from_host(finite.b.data(), finite.b.size());
+            detail::GemmArgs<T> g{{finite.m, finite.n, finite.k, T(1), da.get(), finite.m, false,
+                                   db.get(), finite.k, false, T(0), dc.get(), finite.m},
+                                  {}};
+            detail::launch_int8_emulation<T>(
+                g, nullptr, {.moduli = moduli, .fallback = detail::EmulationFallback::Nonfinite});
+            GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+            std::vector<T> cl(cf.size());
+            dc.copy_to_host(cl.data(), cl.size());
+            EXPECT_TRUE(cl == cf) << "the API's count is the launcher's";
+        }
     }
 }
 

@@ -40,11 +40,13 @@ struct Call {
     int64_t ldc = 6;
     std::string kernel = "auto";
     int sm_count_target = 0;
+    int emulation_moduli = 0;
 
     Status run() const {
         gemmlab::GemmOptions o;
         o.kernel = kernel;
         o.sm_count_target = sm_count_target;
+        o.emulation_moduli = emulation_moduli;
         return gemmlab::validate_gemm<float>(layout, op_a, op_b, m, n, k, alpha, A, lda, B, ldb,
                                              beta, C, ldc, o);
     }
@@ -81,6 +83,22 @@ TEST(Validation, SmCountTargetMayNotBeNegative) {
         c.sm_count_target = target;
         EXPECT_EQ(c.run(), Status::Success) << target << ": " << msg();
     }
+}
+
+// Rung 31's modulus count: 0 (automatic) through kMaxEmulationModuli, whatever the kernel.
+TEST(Validation, EmulationModuliWithinTheTable) {
+    Call c;
+    for (int bad : {-1, gemmlab::kMaxEmulationModuli + 1}) {
+        c.emulation_moduli = bad;
+        EXPECT_EQ(c.run(), Status::InvalidSize) << bad;
+        EXPECT_NE(msg().find("options.emulation_moduli = " + std::to_string(bad)), std::string::npos)
+            << msg();
+    }
+    for (int good : {0, 1, gemmlab::kMaxEmulationModuli}) {
+        c.emulation_moduli = good;
+        EXPECT_EQ(c.run(), Status::Success) << good << ": " << msg();
+    }
+    EXPECT_STREQ(gemmlab::to_string(gemmlab::Precision::Int8Emulation), "int8_emulation");
 }
 
 TEST(Validation, RowMajorLeadingDimensionMessageNamesRule) {

@@ -29,7 +29,16 @@ enum class Precision {
     /// Float only (no effect on double or the half types): allows TF32 tensor-core math, inputs rounded to 10
     /// explicit mantissa bits (unit roundoff 2^-11) and FP32 accumulation. Faster, less accurate.
     Tf32,
+    /// Float and double (no effect on the half types): `auto` runs every product on rung 31,
+    /// the Ozaki scheme on INT8 tensor cores, with GemmOptions::emulation_moduli moduli. With
+    /// the automatic count (0) the result keeps Default's bound: elements the emulation cannot
+    /// promise it for (Inf/NaN, exponent spreads too wide) are computed with FMAs. A device
+    /// without sm_90a runs the Default path. docs/precision.md, "Rung 31", derives the bound.
+    Int8Emulation,
 };
+
+/// The most moduli (INT8 GEMMs per product) GemmOptions::emulation_moduli may ask for.
+inline constexpr int kMaxEmulationModuli = 20;
 
 /// Per-call options.
 struct GemmOptions {
@@ -49,6 +58,13 @@ struct GemmOptions {
     /// target above the device's SM count means all of them. As cuBLAS's
     /// cublasSetSmCountTarget.
     int sm_count_target = 0;
+    /// Rung 31's modulus count (its slices: one exact INT8 GEMM each), read wherever rung 31
+    /// runs (named, or under Precision::Int8Emulation). 0 (the default): the fewest that give
+    /// the type's bound for the call's k. 1..kMaxEmulationModuli: that many, the caller's own
+    /// accuracy: each operand keeps about 4 bits per modulus, less log2(k) / 2
+    /// (docs/precision.md gives the table), and only rows and columns holding Inf or NaN still
+    /// go to FMAs. Fewer moduli are faster and less accurate.
+    int emulation_moduli = 0;
 };
 
 /// BLAS-style GEMM on device memory: C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k,
@@ -235,7 +251,14 @@ Status validate_gemm_strided_batched(Layout layout, Op op_a, Op op_b, int64_t m,
                                      int64_t stride_c, int64_t batch_count,
                                      const GemmOptions& options = {});
 
-constexpr const char* to_string(Precision p) noexcept { return p == Precision::Tf32 ? "tf32" : "default"; }
+constexpr const char* to_string(Precision p) noexcept {
+    switch (p) {
+    case Precision::Default: return "default";
+    case Precision::Tf32: return "tf32";
+    case Precision::Int8Emulation: return "int8_emulation";
+    }
+    return "default";
+}
 constexpr const char* to_string(Layout l) noexcept { return l == Layout::RowMajor ? "row" : "col"; }
 constexpr char to_char(Op o) noexcept { return o == Op::N ? 'n' : 't'; }
 

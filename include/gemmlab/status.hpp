@@ -9,7 +9,9 @@ namespace gemmlab {
 /// The calling thread's last failure message is available from `last_error()`.
 enum class Status : int {
     Success = 0,
-    InvalidSize,             ///< m, n, k, batch_count or options.sm_count_target is negative
+    /// m, n, k, batch_count or options.sm_count_target is negative, or options.emulation_moduli
+    /// is outside 0..kMaxEmulationModuli
+    InvalidSize,
     InvalidLeadingDimension, ///< lda, ldb or ldc is below the minimum for the layout and op
     NullPointer,             ///< A, B or C is null where it will be accessed
     NotDevicePointer,        ///< a host (or unregistered) pointer was passed where device memory is needed

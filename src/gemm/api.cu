@@ -146,6 +146,11 @@ Status validate(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         return fail(Status::InvalidSize, "options.sm_count_target = " +
                                              std::to_string(options.sm_count_target) +
                                              " is negative (0 means every SM)");
+    if (options.emulation_moduli < 0 || options.emulation_moduli > kMaxEmulationModuli)
+        return fail(Status::InvalidSize, "options.emulation_moduli = " +
+                                             std::to_string(options.emulation_moduli) +
+                                             " is outside 0.." + std::to_string(kMaxEmulationModuli) +
+                                             " (0: the count that meets the type's bound)");
     const bool ta = op_a == Op::T, tb = op_b == Op::T;
     const Operand ops[] = {
         {"A", "lda", ta ? k : m, ta ? m : k, ta ? "k" : "m", ta ? "m" : "k", lda, ta, true},
@@ -271,6 +276,7 @@ Status run_gemm(Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k
         g = {type, c_type, options.precision, n, m, k, double(alpha), B, ldb,
              op_b == Op::T, A, lda, op_a == Op::T, double(beta), C, ldc,
              {batch.count, {batch.strides.b, batch.strides.a, batch.strides.c}}};
+    g.emulation_moduli = options.emulation_moduli;
 
     if (visible_device_count_cached() == 0) return fail(Status::NoDevice, "no CUDA device is visible");
     int device = 0;

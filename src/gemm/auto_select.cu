@@ -7,6 +7,9 @@
 // 3xTF32 (rungs 17 and 26), which meets the FP32 bound (docs/precision.md) for k >= kTf32x3MinK
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
 // cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
+// Float and double, Precision::Int8Emulation (also the caller's): rung 31 on sm_90a. Under
+// Default, rung 31 runs only large double products, where it is faster and measured at least
+// as accurate (goes_to_emulation).
 // Each candidate group carries its Accuracy, and admits() is the one place these rules live: a
 // tuned choice passes through it too, so a tune cache can never lower a call's precision.
 //
@@ -844,6 +847,13 @@ constexpr double kInt8GemmShare = 0.042, kSplitShare = 490, kReconstructShare = 
 constexpr double kEmulationShare = 0.95;
 constexpr int64_t kEmulationMinK = 4096;
 
+/// The caller's Precision::Int8Emulation: every float and double product, where the device
+/// has rung 31's instructions.
+bool emulation_asked(const Problem& p, const DeviceCaps& caps) {
+    return p.precision == Precision::Int8Emulation &&
+           (p.type == DataType::F32 || p.type == DataType::F64) && caps.sm90a;
+}
+
 bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
     if (p.type != DataType::F64 || p.batch.count != 1 || !caps.sm90a || p.k < kEmulationMinK)
         return false;
@@ -858,6 +868,7 @@ bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
 } // namespace
 
 AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
+    if (emulation_asked(p, caps)) return AutoChoice{"int8_emulation", 1, false};
     if (goes_to_small(p)) return AutoChoice{"small", 1, false};
     if (goes_to_emulation(p, caps)) return AutoChoice{"int8_emulation", 1, false};
     if (goes_to_decode(p))
@@ -961,6 +972,10 @@ thread_local LastChoice t_last_choice;
 } // namespace
 
 void launch_auto(const Problem& p, cudaStream_t stream) {
+    if (p.precision == Precision::Int8Emulation && emulation_asked(p, current_device_caps())) {
+        for (int64_t b = 0; b < p.batch.count; ++b) launch_int8_emulation_call(p.one_batch(b), stream);
+        return;
+    }
     if (goes_to_small(p)) {
         launch_every_type<&launch_small<float>, &launch_small<double>,
                           &launch_small_half<__nv_bfloat16, __nv_bfloat16>,
@@ -983,7 +998,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
         return;
     }
     if (goes_to_emulation(p, current_device_caps())) {
-        launch_int8_emulation<double>(p.as<double>(), stream);
+        launch_int8_emulation_call(p, stream);
         return;
     }
     LastChoice now;

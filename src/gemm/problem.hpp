@@ -108,6 +108,7 @@ struct Problem {
     void* C;
     int64_t ldc;
     Batch batch{}; ///< as GemmArgs::batch
+    int emulation_moduli = 0; ///< the call's GemmOptions::emulation_moduli (read by rung 31 only)
 
     /// The typed view; T must be the type named by `type`.
     template <class T>

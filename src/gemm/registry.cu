@@ -219,14 +219,15 @@ const Rung kRungs[] = {
                             &launch_decode_half<__nv_bfloat16, float>,
                             &launch_decode_half<__half, __half>, &launch_decode_half<__half, float>>},
     // rung 31: float and double emulated on INT8 tensor cores (rung 30's kernel)
-    GEMMLAB_TC_RUNG_ON(31, int8_emulation,
-                       "Ozaki scheme II: rows and columns scaled by powers of two to integers, "
-                       "their residues mod up to 20 coprime moduli <= 256 multiplied by one "
-                       "exact INT8 wgmma GEMM each, the product rebuilt by the CRT; inputs the "
-                       "scaling cannot serve (Inf/NaN, wide exponent spreads) go to FMAs",
-                       "Ozaki scheme II (2025)", Precision::Default,
-                       &launch_int8_emulation<float>, &launch_int8_emulation<double>,
-                       Needs::Sm90a, 0, Batch::PerProduct),
+    // (its modulus count is the call's GemmOptions::emulation_moduli)
+    Rung{gpu_rung(31, "int8_emulation",
+                  "Ozaki scheme II: rows and columns scaled by powers of two to integers, their "
+                  "residues mod up to 20 coprime moduli <= 256 multiplied by one exact INT8 "
+                  "wgmma GEMM each, the product rebuilt by the CRT; inputs the scaling cannot "
+                  "serve (Inf/NaN, wide exponent spreads) go to FMAs",
+                  "Ozaki scheme II (2025)", types_of(true, true), Precision::Default,
+                  Engine::TensorCores, Needs::Sm90a, 0, Batch::PerProduct),
+         &launch_int8_emulation_call},
 };
 
 #undef GEMMLAB_HALF_RUNG

@@ -24,12 +24,13 @@
 // pool's workspace, so a call can be captured in a CUDA graph. k beyond one GEMM's int32
 // exactness (kMaxChunkK) is cut into chunks whose residues add mod m_l.
 // N: fewest moduli that give the type's significand bits (53 double, 24 float) for this k, or
-// GEMMLAB_OZAKI_MODULI (1..20) for experiments; the bound and the rules: docs/precision.md,
+// the caller's GemmOptions::emulation_moduli, whose accuracy is then the caller's: only Inf/NaN
+// go native, so the magnitude GEMM is skipped. The bound and the rules: docs/precision.md,
 // "Rung 31". Changed from rung 30: its epilogue (residues) and a batch of products; the passes
 // around them.
 // Measured: docs/ladder.md.
 
-#include <cstdlib>
+#include <cmath>
 #include <type_traits>
 
 #include "gemm/device_caps.hpp"
@@ -40,6 +41,8 @@
 #include "gemm/workspace.hpp"
 
 namespace gemmlab::detail {
+
+static_assert(ozaki::kMaxModuli == kMaxEmulationModuli, "the API's limit is the moduli table's");
 
 namespace {
 
@@ -138,14 +141,6 @@ void launch_native(const GemmArgs<T>& g, cudaStream_t stream) {
     else launch_async_pipeline<float>(g, stream);
 }
 
-/// The modulus count GEMMLAB_OZAKI_MODULI asks for (0: automatic).
-int moduli_from_environment() {
-    const char* v = std::getenv("GEMMLAB_OZAKI_MODULI");
-    if (!v) return 0;
-    const int n = std::atoi(v);
-    return n > 0 && n <= ozaki::kMaxModuli ? n : 0;
-}
-
 } // namespace
 
 template <class T>
@@ -193,7 +188,9 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         ozaki::launch_residue_gemms(b.planes_a, plane_a, b.planes_b, plane_b, g.m, g.n, s.kp, p0,
                                     std::min(ozaki::kMaxChunkK, g.k - p0), count, p0 > 0,
                                     s.residues, b.residues, stream);
-    // The magnitude planes' GEMM into W; its first chunk is a lower bound already.
+    // The magnitude planes' GEMM into W; its first chunk is a lower bound already. Without the
+    // bound check W only carries the reconstruction's marks: zero it instead.
+    const bool check_bound = options.fallback == EmulationFallback::OutsideBound;
     const QuantArgs magnitudes{.m = g.m,
                                .n = g.n,
                                .k = std::min(ozaki::kMaxChunkK, g.k),
@@ -208,12 +205,17 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
                                .C = b.sums,
                                .ldc = s.ld,
                                .scales = {}};
-    launch_wgmma_int8<int32_t>(magnitudes, stream);
+    if (check_bound)
+        launch_wgmma_int8<int32_t>(magnitudes, stream);
+    else
+        GEMMLAB_CUDA_CHECK(
+            cudaMemsetAsync(b.sums, 0, size_t(s.ld) * size_t(s.n) * sizeof(int32_t), stream));
 
     GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
     launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.k, g.alpha, g.beta, g.C,
-                          g.ldc, plan.bits, ozaki::truncation_allowance(kDouble, g.k),
-                          options.fallback, b.residues, s.residues, b.sums, s.ld, b.scales_a,
+                          g.ldc, plan.bits,
+                          check_bound ? ozaki::truncation_allowance(kDouble, g.k) : INFINITY,
+                          options.fallback != EmulationFallback::None, b.residues, s.residues, b.sums, s.ld, b.scales_a,
                           b.scales_b, b.native);
     const unsigned native_grid =
         unsigned(std::min<int64_t>(s.tiles, int64_t(current_device_caps().sm_count) * 4));
@@ -221,17 +223,16 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     GEMMLAB_CHECK_LAUNCH();
 } // ws is freed on the stream after the last kernel
 
-template <class T>
-void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream) {
-    launch_int8_emulation(g, stream, Int8EmulationOptions{.moduli = moduli_from_environment()});
+void launch_int8_emulation_call(const Problem& p, cudaStream_t stream) {
+    const Int8EmulationOptions options = int8_emulation_options(p.emulation_moduli);
+    if (p.type == DataType::F64) launch_int8_emulation(p.as<double>(), stream, options);
+    else launch_int8_emulation(p.as<float>(), stream, options);
 }
 
 size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k) {
     return workspace_bytes(sizes_for(ozaki::plan_for(is_double, k, 0).moduli, m, n, k));
 }
 
-template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t);
-template void launch_int8_emulation<double>(const GemmArgs<double>&, cudaStream_t);
 template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t,
                                            const Int8EmulationOptions&);
 template void launch_int8_emulation<double>(const GemmArgs<double>&, cudaStream_t,

@@ -30,14 +30,25 @@ template <class T> void launch_wgmma_tf32(const GemmArgs<T>&, cudaStream_t);    
 template <class T> void launch_wgmma_tf32x3(const GemmArgs<T>&, cudaStream_t);            // 26
 
 // Rung 31 (31_int8_emulation.cu): float and double emulated on INT8 tensor cores (Ozaki scheme
-// II). The registry's launcher takes its modulus count from GEMMLAB_OZAKI_MODULI (unset: auto).
-struct Int8EmulationOptions {
-    int moduli = 0;       ///< INT8 GEMMs per k chunk, 1..20; 0: the fewest that meet T's precision
-    bool fallback = true; ///< the precision promise; off only where a test shows what it prevents
+// II). Which elements it hands to FMAs instead of the emulation:
+enum class EmulationFallback {
+    OutsideBound, ///< those whose error it cannot promise within the type's bound (and Inf/NaN)
+    Nonfinite,    ///< only rows and columns with Inf or NaN: a caller's own modulus count
+    None,         ///< none: only where a test shows what the fallback prevents
 };
-template <class T> void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t);          // 31
+struct Int8EmulationOptions {
+    int moduli = 0; ///< INT8 GEMMs per k chunk, 1..20; 0: the fewest that meet T's precision
+    EmulationFallback fallback = EmulationFallback::OutsideBound;
+};
+/// A call's options as GemmOptions::emulation_moduli sets them: 0 keeps the type's bound, a
+/// count of the caller's own keeps only Inf and NaN.
+constexpr Int8EmulationOptions int8_emulation_options(int moduli) {
+    return {moduli, moduli == 0 ? EmulationFallback::OutsideBound : EmulationFallback::Nonfinite};
+}
 template <class T>
-void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t, const Int8EmulationOptions&);
+void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t, const Int8EmulationOptions&); // 31
+/// Rung 31 for the registry and auto: float or double, Problem::emulation_moduli moduli.
+void launch_int8_emulation_call(const Problem&, cudaStream_t);
 /// The workspace one call of rung 31 takes with its automatic modulus count.
 size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k);
 

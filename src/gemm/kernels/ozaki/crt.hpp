@@ -448,10 +448,12 @@ inline double truncation_allowance(bool is_double, int64_t k) {
 /// E = |sum a'b' - sum a 2^e b 2^f| <= 1/2 |B_j|_1 + 1/2 |A_i|_1 + k/4 (each term only when
 /// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
 /// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
+/// tau = infinity asks only the Inf/NaN question (a caller's own modulus count: no W then).
 GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& b,
                                              int32_t magnitude_sum, int bits, int64_t k,
                                              double tau) {
     if ((a.flags | b.flags) & kNonfinite) return true;
+    if (tau == INFINITY) return false;
     const bool ia = (a.flags & kInexact) != 0, ib = (b.flags & kInexact) != 0;
     double e = 0;
     if (ia) e += 0.5 * b.norm;
