@@ -50,8 +50,9 @@ def dtypes() -> list:
 
 
 def precisions() -> list:
-    """Names accepted by ``precision=``: ``"default"`` (the input type's own accuracy) and
-    ``"tf32"`` (float32 on TF32 tensor cores, opt-in)."""
+    """Names accepted by ``precision=``: ``"default"`` (the input type's own accuracy),
+    ``"tf32"`` (float32 on TF32 tensor cores, opt-in) and ``"int8_emulation"`` (float32 and
+    float64 on INT8 tensor cores, rung 31, at the type's own accuracy; opt-in)."""
     return list(_core.precisions())
 
 
@@ -108,7 +109,8 @@ def matmul(a: Any, b: Any, out: Any = None, *, out_dtype: Any = None, precision:
     dtypes: float32, float64, bfloat16, float16 (``gemmlab.dtypes()``); a and b alike. The
     result has their dtype, or float32 for bfloat16/float16 inputs with ``out_dtype=float32``
     (``torch.float32`` or ``"float32"``) or a float32 ``out``.
-    precision: ``"default"`` or ``"tf32"`` (float32 only). kernel: ``"auto"`` or a rung.
+    precision: ``"default"``, ``"tf32"`` (float32 only) or ``"int8_emulation"`` (float32 and
+    float64; ``precisions()``). kernel: ``"auto"`` or a rung.
     stream: default the current stream of the inputs' library (torch, CuPy).
 
     A torch tensor that requires grad (in grad mode) goes through ``gemmlab.torch.matmul``, the
@@ -150,7 +152,7 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, t
     the inputs' library (torch, cupy) and beta must be 0.
 
     kernel: ``"auto"``, a rung's name or number (``gemmlab.kernels()``).
-    precision: ``"default"`` or ``"tf32"`` (see ``precisions()``).
+    precision: ``"default"``, ``"tf32"`` or ``"int8_emulation"`` (see ``precisions()``).
     stream: where the work is queued; default: torch's or CuPy's current stream for their
     arrays, the producer's stream of a ``__cuda_array_interface__`` v3 array, else the legacy
     default stream. The call is asynchronous on that stream, like the libraries' own matmul.

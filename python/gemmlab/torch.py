@@ -136,7 +136,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: Any = None, precision
     """``torch.matmul(a, b)`` through gemmlab, with autograd and torch.compile support.
 
     out_dtype: None (the inputs' dtype) or torch.float32 for bfloat16/float16 inputs.
-    precision: "default" or "tf32" (float32 only); kernel: "auto" or a rung (gemmlab.kernels())."""
+    precision: "default", "tf32" (float32 only) or "int8_emulation" (float32 and float64);
+    kernel: "auto" or a rung (gemmlab.kernels())."""
     f32 = _out_float32(a, out_dtype)
     if a.dim() >= 2 and b.dim() >= 2:
         return _mm(a, b, f32, precision, kernel)

@@ -104,7 +104,7 @@ int dtype_index(const std::string& name) {
     throw py::type_error("dtype '" + name + "' is not one gemmlab multiplies (" + supported_list("") + ")");
 }
 
-const std::array<Precision, 2> kPrecisions{Precision::Default, Precision::Tf32};
+const std::array<Precision, 3> kPrecisions{Precision::Default, Precision::Tf32, Precision::Int8Emulation};
 
 Precision precision_of(const std::string& name) {
     for (Precision p : kPrecisions)

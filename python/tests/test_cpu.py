@@ -18,7 +18,7 @@ def test_import_and_version():
 def test_dtypes_and_precisions():
     assert gemmlab.dtypes() == ["float32", "float64", "bfloat16", "float16"]
     assert gemmlab.precisions()[0] == "default"
-    assert "tf32" in gemmlab.precisions()
+    assert gemmlab.precisions() == ["default", "tf32", "int8_emulation"]
 
 
 def test_kernels_lists_the_ladder_without_a_gpu():

@@ -180,6 +180,15 @@ def test_tf32_precision_is_opt_in():
     check(c, a, b, tf32=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_int8_emulation_precision_keeps_the_default_bound(dtype):
+    # Rung 31 where the device has sm_90a, the default path elsewhere: within the type's bound either way.
+    a, b = rand(192, 4100, dtype=dtype), rand(4100, 160, dtype=dtype)
+    c = gemmlab.gemm(a, b, precision="int8_emulation")
+    torch.cuda.synchronize()
+    check(c, a, b)
+
+
 def test_float32_default_precision_is_not_tf32():
     # Inputs whose products lose bits under TF32 rounding: the default must stay within the FP32 bound.
     a = (1 + rand(128, 512, dtype=torch.float64).abs() * 2.0 ** -12).to(torch.float32)

@@ -48,7 +48,7 @@ std::string ratio_text(double r) {
 /// the TF32 one.
 std::tuple<int, int, std::string> row_rank(const AccuracyRow& r) {
     const int group = r.kernel == "cublas" ? 0 : r.kernel == "auto" ? 1 : 2;
-    return {group, group == 2 ? r.number : int(r.call_precision == Precision::Tf32), r.kernel};
+    return {group, group == 2 ? r.number : int(r.call_precision), r.kernel};
 }
 
 std::string dist_list(const std::vector<Distribution>& ds) {
@@ -146,7 +146,8 @@ double ratio_to(double value, double cublas) {
 
 std::string AccuracyRow::label() const {
     const bool follows_call = kernel == "auto" || kernel == "cublas";
-    return kernel + (follows_call && call_precision == Precision::Tf32 ? "/tf32" : "");
+    if (!follows_call || call_precision == Precision::Default) return kernel;
+    return kernel + "/" + to_string(call_precision);
 }
 
 std::vector<int64_t> parse_k_list(const std::string& s, const std::string& option) {
@@ -201,7 +202,9 @@ void add_cublas_ratios(std::vector<AccuracyRow>& rows) {
         r.max_vs_cublas.reset();
         r.median_vs_cublas.reset();
         if (!r.error.empty()) continue;
-        const auto it = cublas.find({r.dtype, r.dist, r.k, r.math});
+        // cuBLAS has no INT8 emulation: those rows compare with its default math.
+        const Precision math = r.math == Precision::Int8Emulation ? Precision::Default : r.math;
+        const auto it = cublas.find({r.dtype, r.dist, r.k, math});
         if (it == cublas.end()) continue;
         r.max_vs_cublas = ratio_to(r.stats.max_rel, it->second->stats.max_rel);
         r.median_vs_cublas = ratio_to(r.stats.median_rel, it->second->stats.median_rel);

@@ -3,6 +3,7 @@
 // kernel once on it, its C copied back and measured (error_stats) and checked against its
 // precision's bound (reference::check, check_half).
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -60,8 +61,11 @@ std::vector<Entry> entries_for(const AccuracyConfig& cfg, DType dt) {
     for (const auto& k : cfg.kernels) {
         if (k == "auto") {
             for (Precision p : cfg.precisions) {
-                if (dt != DType::F32 && p != cfg.precisions.front()) continue;
-                out.push_back({k, dt == DType::F32 ? p : Precision::Default});
+                const Precision call = precision_changes_math(dt, p) ? p : Precision::Default;
+                const bool repeated = std::any_of(out.begin(), out.end(), [&](const Entry& e) {
+                    return e.kernel == k && e.call_precision == call;
+                });
+                if (!repeated) out.push_back({k, call});
             }
         } else if (kernel_supports(k, dt)) {
             out.push_back({k, Precision::Default});

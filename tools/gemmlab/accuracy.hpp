@@ -97,7 +97,8 @@ struct AccuracyRow {
     std::string error;           ///< gemm's message when the call failed (no stats then)
     std::optional<double> max_vs_cublas, median_vs_cublas; ///< set by add_cublas_ratios
     bool ok() const { return error.empty() && bound_pass; }
-    /// "auto", "cublas", or the rung name; "/tf32" added for auto and cuBLAS called at TF32.
+    /// "auto", "cublas", or the rung name; for auto and cuBLAS called at another precision than
+    /// Default, "/" and its name ("auto/tf32").
     std::string label() const;
 };
 

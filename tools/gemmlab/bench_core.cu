@@ -33,7 +33,7 @@ std::string Case::describe() const {
                   (long long)shape.n, (long long)shape.k, batch.c_str(), alpha, beta,
                   ld_pad ? (" ld+" + std::to_string(ld_pad)).c_str() : "", fills[int(fill)],
                   offset ? (" ptr+" + std::to_string(offset)).c_str() : "",
-                  precision == Precision::Tf32 ? " precision=tf32" : "");
+                  precision != Precision::Default ? (std::string(" precision=") + to_string(precision)).c_str() : "");
     if (sm_count_target) return buf + (" sm_count_target=" + std::to_string(sm_count_target));
     return buf;
 }
@@ -50,9 +50,20 @@ void note_kernels_this_device_cannot_run(const std::vector<std::string>& kernels
                 std::printf("skipping %s: %s\n", k.c_str(), last_error());
 }
 
+bool precision_changes_math(DType dtype, Precision precision) {
+    switch (precision) {
+    case Precision::Default: return true;
+    case Precision::Tf32: return dtype == DType::F32;
+    case Precision::Int8Emulation: return dtype == DType::F32 || dtype == DType::F64;
+    }
+    return false;
+}
+
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested) {
+    if (!precision_changes_math(dtype, requested)) return Precision::Default;
+    if (kernel == "auto") return requested;
+    if (kernel == "cublas") return requested == Precision::Tf32 ? requested : Precision::Default;
     if (dtype != DType::F32) return Precision::Default;
-    if (kernel == "auto" || kernel == "cublas") return requested;
     const auto info = find_gpu_kernel(kernel);
     return info ? info->precision : Precision::Default;
 }
@@ -89,6 +100,7 @@ PeakPipe peak_pipe(std::string_view kernel, DType dtype, Precision precision, in
     const bool half = is_half(dtype);
     if (kernel == "auto" || kernel == "cublas") {
         if (half) return PeakPipe::HalfTensor;
+        if (precision == Precision::Int8Emulation && kernel == "auto") return PeakPipe::None; // INT8
         if (dtype == DType::F64)
             return peak_flop_per_clk_sm(PeakPipe::Fp64Tensor, cc_major, cc_minor) > 0 ? PeakPipe::Fp64Tensor
                                                                                       : PeakPipe::Fp64Fma;

@@ -157,9 +157,14 @@ private:
 
 /// The precision whose error bound `kernel` is checked against when the call asks for
 /// `requested`: a named rung's own (naming "tf32" means TF32 whatever the call says); for
-/// "auto" and "cublas" the call's. Only float has a TF32 mode (double and the half types are
-/// checked at their own bound).
+/// "auto" and "cublas" the call's where it changes their math (precision_changes_math; cuBLAS
+/// has no INT8 emulation). Only float has a TF32 mode; Int8Emulation is checked at the type's
+/// own bound (reference/check.hpp), as Default.
 Precision check_precision(const std::string& kernel, DType dtype, Precision requested);
+
+/// Whether `precision` makes auto compute `dtype` differently from Default: TF32 for float,
+/// INT8 emulation for float and double; neither for the half types.
+bool precision_changes_math(DType dtype, Precision precision);
 
 /// True when `kernel` ("auto" or a rung) computes in `dtype` and can run on the current device:
 /// a rung without that type (dmma has no float), or one that needs sm_90a on another GPU, gets

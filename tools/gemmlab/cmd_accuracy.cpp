@@ -33,8 +33,8 @@ void add_accuracy_command(CLI::App& app, Action& action) {
                     "block-wise scales) and cuBLASLt into float C (inputs signed, same-sign)")
         ->capture_default_str();
     cmd->add_option("--precision", v.precisions,
-                    "Call precisions of auto for f32: default, tf32 or both (cuBLAS runs at both; "
-                    "named rungs at their own)")
+                    "Call precisions of auto, comma-separated: default, tf32 (f32), int8_emulation "
+                    "(f32, f64) (cuBLAS runs at default and, for f32, tf32; named rungs at their own)")
         ->capture_default_str();
     cmd->add_option("--kernels,-k", v.kernels,
                     "Rungs (names or numbers, comma-separated), 'auto' or 'all'; cuBLAS always runs")

@@ -176,7 +176,9 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     const DeviceInfo& dev = *info.device;
     std::cout << "gemmlab bench on " << dev.name << " (" << dev.sm_count << " SMs), seed " << info.seed
               << (c.cold ? ", cold L2" : "") << ", precision " << to_string(precision)
-              << (precision == Precision::Tf32 ? " (auto may use TF32; cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32)" : "")
+              << (precision == Precision::Tf32 ? " (auto may use TF32; cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32)"
+                  : precision == Precision::Int8Emulation ? " (auto runs rung 31 for float and double; cuBLAS its default)"
+                                                          : "")
               << "\n";
     note_kernels_this_device_cannot_run(kernels);
 
@@ -381,9 +383,11 @@ void add_bench_command(CLI::App& app, Action& action) {
     cmd->add_option("--device", cfg->device, "gpu or cpu (the CPU blocking ladder: register blocking on one core)")
         ->capture_default_str()->check(CLI::IsMember({"gpu", "cpu"}));
     cmd->add_option("--precision", cfg->precision,
-                    "default (each type's own accuracy) or tf32 (float: auto may use TF32 and "
-                    "cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32); named rungs keep their own math")
-        ->capture_default_str()->check(CLI::IsMember({"default", "tf32"}));
+                    "default (each type's own accuracy), tf32 (float: auto may use TF32 and "
+                    "cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32) or int8_emulation (float and "
+                    "double: auto runs rung 31 at the type's bound; cuBLAS runs its default); "
+                    "named rungs keep their own math")
+        ->capture_default_str()->check(CLI::IsMember({"default", "tf32", "int8_emulation"}));
     cmd->add_option("--preset", cfg->preset,
                     "Reproduce a source document's experiment (docs/sources.md): dcu, sgemm-v, "
                     "thread-tile; or batched: "

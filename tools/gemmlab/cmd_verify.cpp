@@ -109,8 +109,8 @@ void add_verify_command(CLI::App& app, Action& action) {
                     "f16-f32 (half A and B, float C)")
         ->capture_default_str();
     cmd->add_option("--precision", opt->precisions,
-                    "Call precisions for auto and cuBLAS: default, tf32 or both (named rungs run "
-                    "once, at their own)")
+                    "Call precisions for auto and cuBLAS, comma-separated: default, tf32, "
+                    "int8_emulation (named rungs run once, at their own)")
         ->capture_default_str();
     cmd->add_option("--seed", opt->seed, "Random seed (default: fresh, printed)")
         ->each([opt](const std::string&) { opt->seed_given = true; });
@@ -136,12 +136,16 @@ void add_verify_command(CLI::App& app, Action& action) {
             std::vector<Key> order; // first-seen order, for the table
             int failures_printed = 0;
             // A named rung computes the same under every call precision: it runs once, under the
-            // first. auto and cuBLAS follow the call. Only float has a TF32 mode: for the other
-            // types a second precision would repeat the first.
+            // first. auto and cuBLAS follow the call where it changes their math (TF32: float;
+            // INT8 emulation: auto in float and double); elsewhere a second precision would
+            // repeat the first.
             const auto runs_under = [&](const std::string& k, DType dt, Precision prec) {
                 const bool follows_call = k == "auto" || k == "cublas";
                 if (!follows_call && prec != precisions.front()) return false;
-                if (dt != DType::F32 && prec != precisions.front()) return false;
+                if (prec != precisions.front() &&
+                    (!precision_changes_math(dt, prec) ||
+                     check_precision(k, dt, prec) == check_precision(k, dt, precisions.front())))
+                    return false;
                 return kernel_supports(k, dt);
             };
             // The (type, precision) pairs under which some chosen kernel runs.

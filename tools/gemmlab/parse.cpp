@@ -118,7 +118,8 @@ std::vector<Shape> parse_shapes(const std::string& s, const std::vector<int64_t>
 Precision parse_precision(const std::string& s) {
     if (s == "default") return Precision::Default;
     if (s == "tf32") return Precision::Tf32;
-    throw CLI::ValidationError("--precision", "'" + s + "' is not default or tf32");
+    if (s == "int8_emulation") return Precision::Int8Emulation;
+    throw CLI::ValidationError("--precision", "'" + s + "' is not default, tf32 or int8_emulation");
 }
 
 std::vector<Precision> parse_precisions(const std::string& s) {

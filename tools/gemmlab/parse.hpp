@@ -24,7 +24,7 @@ std::vector<std::string> parse_gpu_kernels(const std::string& s);
 /// "all" -> every CPU rung; else CPU rung names or numbers.
 std::vector<std::string> parse_cpu_kernels(const std::string& s);
 
-/// "default" | "tf32".
+/// "default" | "tf32" | "int8_emulation".
 Precision parse_precision(const std::string& s);
 /// "default,tf32" -> both, in that order.
 std::vector<Precision> parse_precisions(const std::string& s);
