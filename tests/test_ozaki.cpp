@@ -136,15 +136,17 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
                     if (qq >= oz::modulus(l)) qq -= oz::modulus(l);
                 }
     }
-    // Reconstruction, with the magnitude GEMM's lower bound over the first chunk.
+    // Reconstruction, with the magnitude GEMM's lower bound over the sampled blocks of k.
+    const oz::MagnitudeSample sample = oz::magnitude_sample((k + 15) / 16 * 16);
     out.c.assign(size_t(m * n), std::numeric_limits<double>::quiet_NaN());
     out.native.assign(size_t(m * n), 0);
     const double tau = oz::truncation_allowance(is_double, k);
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
             int64_t mag = 0;
-            for (int64_t p = 0; p < std::min(k, oz::kMaxChunkK); ++p)
-                mag += int64_t(am[size_t(i)][size_t(p)]) * bm[size_t(j)][size_t(p)];
+            for (int64_t p = 0; p < k; ++p)
+                if (sample.holds_block(p / oz::kMagnitudeBlock))
+                    mag += int64_t(am[size_t(i)][size_t(p)]) * bm[size_t(j)][size_t(p)];
             EXPECT_LT(mag, int64_t(1) << 31);
             if (promise &&
                 oz::needs_native(as[size_t(i)], bs[size_t(j)], int32_t(mag), bits, k, tau)) {
@@ -367,6 +369,34 @@ TEST(Ozaki, ResidueLayoutIsOneToOne) {
         EXPECT_EQ(oz::ResidueLayout::byte(8 + 3, 7), 3);
     }
 }
+// The magnitude GEMM's sample of k: all of it up to 4096 values, else at most 8 blocks of 512
+// spread over k (the first and, where the stride reaches it, the last), placed one to one in a
+// plane whose width is a multiple of 16 (TMA rows).
+TEST(Ozaki, MagnitudeSampleIsSpreadAndOneToOne) {
+    for (int64_t kp : {16, 512, 528, 4096, 4112, 8192, 16384, 16400, 65536, 131072 + 48}) {
+        const oz::MagnitudeSample s = oz::magnitude_sample(kp);
+        EXPECT_EQ(s.k % 16, 0) << kp;
+        EXPECT_LE(s.k, oz::kMagnitudeBlocks * oz::kMagnitudeBlock) << kp;
+        if (kp <= 4096) EXPECT_EQ(s.k, kp);
+        std::vector<int> seen(size_t(s.k), 0);
+        int64_t blocks = 0, sampled = 0;
+        for (int64_t p = 0; p < kp; ++p) {
+            if (p % oz::kMagnitudeBlock == 0) blocks += s.holds_block(p / oz::kMagnitudeBlock);
+            if (!s.holds_block(p / oz::kMagnitudeBlock)) continue;
+            const int64_t at = s.position(p);
+            ASSERT_GE(at, 0);
+            ASSERT_LT(at, s.k) << kp << " " << p;
+            ++seen[size_t(at)];
+            ++sampled;
+        }
+        EXPECT_EQ(sampled, s.k) << kp << ": every place of the plane is written";
+        for (int v : seen) EXPECT_EQ(v, 1);
+        EXPECT_LE(blocks, oz::kMagnitudeBlocks) << kp;
+        EXPECT_GE(blocks * s.stride * oz::kMagnitudeBlock, kp - oz::kMagnitudeBlock * s.stride)
+            << kp << ": the sample reaches the last stride of k";
+    }
+}
+
 // to_double rounds a 160-bit integer to nearest even, as a conversion of the exact value would.
 // times_pow2 is ldexp: exact scalings, results rounded into the subnormals, overflow to
 // infinity, and exponents past a normal power of two.
@@ -443,7 +473,8 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
 TEST(Ozaki, RandomInputsWithinTheBoundAndAsAccurateAsNative) {
     for (bool is_double : {false, true})
         for (Fill f : {Fill::Uniform, Fill::SameSign, Fill::NearUnderflow, Fill::Spread20})
-            for (auto [m, n, k] : {std::tuple{7, 5, 1}, {9, 6, 33}, {5, 4, 1000}, {3, 3, 4097}}) {
+            for (auto [m, n, k] :
+                 {std::tuple{7, 5, 1}, {9, 6, 33}, {5, 4, 1000}, {3, 3, 4097}, {2, 3, 20000}}) {
                 const auto a = fill(is_double, size_t(m * k), f, 10 + k);
                 const auto b = fill(is_double, size_t(k * n),
                                     f == Fill::NearUnderflow ? Fill::Uniform : f, 20 + k);

@@ -837,10 +837,11 @@ constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 /// Double products that rung 31 (INT8 emulation) runs faster than the DMMA rungs, with an
 /// error measured at or below DGEMM's. Its time relative to a DGEMM of the same shape, from
 /// its parts as ncu timed them on an H200 at 4096^3 (docs/ladder.md, "Rung 31"): each INT8
-/// GEMM kInt8GemmShare of the DGEMM; the split passes kSplitShare DGEMM flop-times (2 / (m n k)
+/// GEMM kInt8GemmShare of the DGEMM (the magnitude GEMM's share cut to the fraction of k it
+/// samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k)
 /// of the DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per
-/// element of C. Taken where that sum is at most kEmulationShare (8192^3: 0.93, measured
-/// 1.12x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
+/// element of C. Taken where that sum is at most kEmulationShare (8192^3: 0.91, measured
+/// 1.13x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
 /// measured up to 2.6x DGEMM's: docs/precision.md) and the workspace fits in what the pool
 /// keeps (workspace.hpp).
 constexpr double kInt8GemmShare = 0.042, kSplitShare = 490, kReconstructShare = 764;
@@ -860,7 +861,9 @@ bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
     const double m = double(p.m), n = double(p.n), k = double(p.k);
     const double passes = kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
     if (passes > kEmulationShare) return false; // most calls: no need to count moduli
-    const int gemms = ozaki::plan_for(true, p.k, 0).moduli + 1; // + the magnitude GEMM
+    // + the magnitude GEMM, over at most kMagnitudeBlocks blocks of k
+    const double sampled = double(ozaki::kMagnitudeBlocks * ozaki::kMagnitudeBlock);
+    const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / k);
     return kInt8GemmShare * gemms + passes <= kEmulationShare &&
            int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
 }

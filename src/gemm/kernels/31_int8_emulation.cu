@@ -14,8 +14,9 @@
 //   residue GEMMs       every modulus's INT8 GEMM in one launch of rung 30's mainloop, whose
 //                       epilogue writes (y_l C'_l) mod m_l, one byte per element
 //                       (ozaki/residue_gemm.cuh)
-//   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher):
-//                       a lower bound of sum |A||B|
+//   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
+//                       over a sample of at most 4096 values spread over k: a lower bound of
+//                       sum |A||B|
 //   reconstruct         exact 160-bit CRT, scale back, alpha/beta; where the inputs break the
 //                       precision promise (Inf/NaN, or an exponent spread that the scaling's
 //                       error cannot afford against the lower bound) mark the element instead
@@ -66,8 +67,8 @@ private:
 /// The workspace of one call: the residue planes of both operands, their scales, the
 /// magnitude GEMM's int32 sums, the residues of C and the native pass's list.
 struct Buffers {
-    int8_t* planes_a; // (count + 1) planes of m x kp
-    int8_t* planes_b; // (count + 1) planes of n x kp
+    int8_t* planes_a; // count planes of m x kp, then the magnitude plane, m x magnitudes.k
+    int8_t* planes_b; // count planes of n x kp, then the magnitude plane, n x magnitudes.k
     ozaki::RowScale* scales_a;
     ozaki::RowScale* scales_b;
     ozaki::RowRange* ranges_a; // the split passes' per-row state
@@ -83,6 +84,7 @@ struct Sizes {
     int64_t m, n, kp, ld, tiles;
     int count;
     int chunks; // the split passes' chunks of kp
+    ozaki::MagnitudeSample magnitudes;
     ozaki::ResidueLayout residues;
 };
 
@@ -114,6 +116,7 @@ Sizes sizes_for(int count, int64_t m, int64_t n, int64_t k) {
             .tiles = ceil_div(m, ozaki::kTile) * ceil_div(n, ozaki::kTile),
             .count = count,
             .chunks = int(ceil_div(kp, int64_t(ozaki::kSplitChunk))),
+            .magnitudes = ozaki::magnitude_sample(kp),
             .residues = ozaki::ResidueLayout::of(m, n)};
 }
 
@@ -171,7 +174,8 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         const auto kernel = ozaki::narrow_bits(plan.bits) ? &ozaki::split_kernel<T, true>
                                                           : &ozaki::split_kernel<T, false>;
         kernel<<<dim3(row_blocks, unsigned(s.chunks)), ozaki::kThreads, 0, stream>>>(
-            X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, ranges, norms);
+            X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, s.magnitudes,
+            ranges, norms);
         GEMMLAB_CHECK_LAUNCH();
         const unsigned row_grid = unsigned(ceil_div(rows, int64_t(ozaki::kThreads)));
         ozaki::row_scale_kernel<<<row_grid, ozaki::kThreads, 0, stream>>>(rows, s.chunks, plan.bits,
@@ -188,19 +192,19 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         ozaki::launch_residue_gemms(b.planes_a, plane_a, b.planes_b, plane_b, g.m, g.n, s.kp, p0,
                                     std::min(ozaki::kMaxChunkK, g.k - p0), count, p0 > 0,
                                     s.residues, b.residues, stream);
-    // The magnitude planes' GEMM into W; its first chunk is a lower bound already. Without the
-    // bound check W only carries the reconstruction's marks: zero it instead.
+    // The magnitude planes' GEMM into W, over the sampled values of k: a lower bound already.
+    // Without the bound check W only carries the reconstruction's marks: zero it instead.
     const bool check_bound = options.fallback == EmulationFallback::OutsideBound;
     const QuantArgs magnitudes{.m = g.m,
                                .n = g.n,
-                               .k = std::min(ozaki::kMaxChunkK, g.k),
+                               .k = s.magnitudes.k,
                                .alpha = 1.0f,
                                .beta = 0.0f,
                                .A = b.planes_a + count * plane_a,
-                               .lda = s.kp,
+                               .lda = s.magnitudes.k,
                                .trans_a = true, // stored k x m: op(A) K-major
                                .B = b.planes_b + count * plane_b,
-                               .ldb = s.kp,
+                               .ldb = s.magnitudes.k,
                                .trans_b = false, // stored k x n: op(B) K-major
                                .C = b.sums,
                                .ldc = s.ld,

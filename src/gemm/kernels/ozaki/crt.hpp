@@ -52,6 +52,32 @@ inline constexpr int kMaxBits = 62;
 /// floor(|a'| / 2^(bits - 7)) <= 127 fits int8.
 inline constexpr int kMagnitudeBits = 7;
 
+/// The values of k the magnitude GEMM sums: blocks of kMagnitudeBlock, every stride-th of them,
+/// at most kMagnitudeBlocks, side by side in a plane `k` wide. Any subset of the nonnegative
+/// products still gives a lower bound of sum |A||B|, and for inputs of one magnitude the check
+/// passes with a margin of about 2^(bits - 52) times the sample's length, so 4096 values spread
+/// over all of k cost a fraction of a full GEMM and keep the bound (docs/precision.md).
+inline constexpr int64_t kMagnitudeBlock = 512, kMagnitudeBlocks = 8;
+static_assert(kMagnitudeBlocks * kMagnitudeBlock * 127 * 127 < (int64_t(1) << 31),
+              "the magnitude GEMM's int32 sums must be exact");
+struct MagnitudeSample {
+    int64_t stride; ///< block b of k (values [512 b, 512 b + 512)) is sampled when b % stride == 0
+    int64_t k;      ///< the sampled values side by side: the plane's width (a multiple of 16)
+    GEMMLAB_HOST_DEVICE bool holds_block(int64_t block) const { return block % stride == 0; }
+    /// Where value p of a sampled block lies in the plane.
+    GEMMLAB_HOST_DEVICE int64_t position(int64_t p) const {
+        return p / kMagnitudeBlock / stride * kMagnitudeBlock + p % kMagnitudeBlock;
+    }
+};
+/// The sample of kp values of k (kp a multiple of 16): all of them up to 4096.
+inline MagnitudeSample magnitude_sample(int64_t kp) {
+    const int64_t blocks = (kp + kMagnitudeBlock - 1) / kMagnitudeBlock;
+    const int64_t stride = (blocks + kMagnitudeBlocks - 1) / kMagnitudeBlocks;
+    const int64_t last = (blocks - 1) / stride * stride; // the last sampled block
+    const int64_t tail = kp - last * kMagnitudeBlock;   // its length, the last block's maybe short
+    return {stride, last / stride * kMagnitudeBlock + (tail < kMagnitudeBlock ? tail : kMagnitudeBlock)};
+}
+
 /// ldexp(d, e) by one multiplication where 2^e is a normal double: the product rounds once, as
 /// ldexp does, also into the subnormals; ldexp itself (a longer routine) elsewhere.
 GEMMLAB_HOST_DEVICE inline double times_pow2(double d, int e) {

@@ -1,8 +1,9 @@
 #pragma once
 // The CUDA-core passes of rung 31 (31_int8_emulation.cu) around its INT8 GEMMs:
 //   split        per operand: each row's range (largest |x|, Inf/NaN), then every residue
-//                plane (K-major int8, k padded to 16 with zeros) and the magnitude plane, and
-//                each row's scale; blocks of 32 rows by a chunk of k;
+//                plane (K-major int8, k padded to 16 with zeros) and the magnitude plane (the
+//                sampled chunks of k only), and each row's scale; blocks of 32 rows by a chunk
+//                of k;
 //   reconstruct  the CRT of the bytes, the scale back, alpha and beta; elements whose inputs
 //                break the precision promise are marked instead and their tiles listed;
 //   native       the listed tiles recomputed with FMAs in T, only the marked elements written.
@@ -82,6 +83,7 @@ struct RowRange {
 /// even a few rows give every SM blocks to run (a block walking all of k in turn waits on one
 /// load after another).
 inline constexpr int kSplitChunk = 8 * kSplitK;
+static_assert(kSplitChunk == kMagnitudeBlock, "a split block writes one sampled block or none");
 /// Blocks of the split passes per SM, for ptxas's register budget (one fewer for the residue
 /// pass's 64-bit integers): left free, it gave that pass 148 registers (one block per SM) or
 /// 64 with spills.
@@ -122,16 +124,18 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 
 /// Pass 2, a block per 32 rows and chunk of kp: each element split (split_value: a' =
 /// rint(x 2^e), e from row_factors of the row's largest |x|), the symmetric residue of a' mod
-/// each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k), the
-/// magnitude digit into planes[count]; the chunk's part of the row's scaled 1-norm into
+/// each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k), and
+/// where `sample` holds the chunk the magnitude digit into planes[count] (rows x sample.k,
+/// K-major); the chunk's part of the row's scaled 1-norm into
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
 /// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
 template <class T, bool Narrow>
 __global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1)
     split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                  int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
-                 RowRange* __restrict__ ranges, double* __restrict__ norms) {
+                 MagnitudeSample sample, RowRange* __restrict__ ranges, double* __restrict__ norms) {
     __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
+    const bool sampled = sample.holds_block(blockIdx.y);
     const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
     const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
     const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(kp, first + kSplitChunk);
@@ -167,7 +171,9 @@ __global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitB
                     packed |= uint64_t(uint8_t(int8_t(residue<M, Narrow>(a[q])))) << (8 * q);
                 *reinterpret_cast<uint64_t*>(out + decltype(l)::value * plane_bytes) = packed;
             });
-            *reinterpret_cast<uint64_t*>(out + count * plane_bytes) = magnitude;
+            if (sampled)
+                *reinterpret_cast<uint64_t*>(planes + count * plane_bytes + r * sample.k +
+                                             sample.position(p)) = magnitude;
         }
         __syncthreads();
     }
