@@ -55,8 +55,9 @@ inline constexpr int kMagnitudeBits = 7;
 /// The values of k the magnitude GEMM sums: blocks of kMagnitudeBlock, every stride-th of them,
 /// at most kMagnitudeBlocks, side by side in a plane `k` wide. Any subset of the nonnegative
 /// products still gives a lower bound of sum |A||B|, and for inputs of one magnitude the check
-/// passes with a margin of about 2^(bits - 52) times the sample's length, so 4096 values spread
-/// over all of k cost a fraction of a full GEMM and keep the bound (docs/precision.md).
+/// passes with a margin of about the sample's length times 2^(bits - p) (p: the type's
+/// significand bits), so 4096 values spread over k cost a fraction of a full GEMM and keep the
+/// promise (docs/precision.md).
 inline constexpr int64_t kMagnitudeBlock = 512, kMagnitudeBlocks = 8;
 static_assert(kMagnitudeBlocks * kMagnitudeBlock * 127 * 127 < (int64_t(1) << 31),
               "the magnitude GEMM's int32 sums must be exact");
