@@ -377,6 +377,40 @@ TEST(AutoWithTable, NeverLowersPrecision) {
     EXPECT_EQ(std::string_view(c.candidate).find("tf32 "), std::string_view::npos) << c.candidate;
 }
 
+// Rung 31 is a tunable option of double products its accuracy rule admits (k >= 4096, one
+// product, sm_90a, the workspace within what the pool keeps); a table's pick of it serves only
+// such calls of its class, and the loader refuses it elsewhere.
+TEST(AutoWithTable, Rung31IsTunedWhereItsAccuracyRuleAdmitsIt) {
+    const gemmlab::detail::DeviceCaps caps = h100_caps();
+    gemmlab::detail::DeviceCaps unknown_memory = caps;
+    unknown_memory.memory_bytes = 0;
+    const auto has_emulation = [&](const Problem& p) {
+        for (const AutoOption& o : auto_options(p, caps))
+            if (o.name == "int8_emulation") return o.candidate == kTunedEmulation && o.splits == 1 && o.model_ns > 0;
+        return false;
+    };
+    EXPECT_TRUE(has_emulation(call(DataType::F64, 4096, 4096, 4096)));
+    EXPECT_FALSE(has_emulation(call(DataType::F64, 4096, 4096, 1024)));
+    EXPECT_FALSE(has_emulation(call(DataType::F64, 4096, 4096, 4096, Precision::Default, 2)));
+    EXPECT_FALSE(has_emulation(call(DataType::F32, 4096, 4096, 4096)));
+
+    TuneTable table;
+    table.at(TuneType::F64, shape_class_of(2048, 2048, 4096)) = {kTunedEmulation, 1};
+    const AutoChoice tuned = auto_choice(call(DataType::F64, 2048, 2048, 4096), caps, &table);
+    EXPECT_EQ(tuned.candidate, "int8_emulation");
+    EXPECT_TRUE(tuned.tuned);
+    // The class spans k = 2048..8191: below 4096 the model decides.
+    EXPECT_NE(auto_choice(call(DataType::F64, 2048, 2048, 3000), caps, &table).candidate, "int8_emulation");
+    EXPECT_NE(auto_choice(call(DataType::F64, 2048, 2048, 4096), unknown_memory, &table).candidate,
+              "int8_emulation") << "no memory size known: no workspace to promise";
+    EXPECT_NE(auto_choice(call(DataType::F64, 2048, 2048, 4096), caps, nullptr).candidate, "int8_emulation");
+
+    EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 1, 4096).candidate, kTunedEmulation);
+    EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 1, 1024).candidate, -1);
+    EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 2, 4096).candidate, -1);
+    EXPECT_EQ(resolve_tuned_choice(TuneType::F32, "int8_emulation", 1, 4096).candidate, -1);
+}
+
 // Slices are halved until each has kMinSplitK of the call's k.
 TEST(AutoWithTable, SplitsRespectTheCallsK) {
     TuneTable table;

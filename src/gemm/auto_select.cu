@@ -855,17 +855,37 @@ bool emulation_asked(const Problem& p, const DeviceCaps& caps) {
            (p.type == DataType::F32 || p.type == DataType::F64) && caps.sm90a;
 }
 
+/// Whether auto may run rung 31 on `p` at the default precision, speed aside: one double
+/// product on sm_90a, k at least kEmulationMinK, a workspace the pool keeps.
+bool emulation_admitted(const Problem& p, const DeviceCaps& caps) {
+    return p.type == DataType::F64 && p.batch.count == 1 && caps.sm90a && p.k >= kEmulationMinK &&
+           int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
+}
+
+/// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes, then its GEMMs.
+double emulation_passes_share(const Problem& p) {
+    const double m = double(p.m), n = double(p.n), k = double(p.k);
+    return kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
+}
+double emulation_share(const Problem& p) {
+    // + the magnitude GEMM, over at most kMagnitudeBlocks blocks of k
+    const double sampled = double(ozaki::kMagnitudeBlocks * ozaki::kMagnitudeBlock);
+    const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / double(p.k));
+    return kInt8GemmShare * gemms + emulation_passes_share(p);
+}
+
 bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
     if (p.type != DataType::F64 || p.batch.count != 1 || !caps.sm90a || p.k < kEmulationMinK)
         return false;
-    const double m = double(p.m), n = double(p.n), k = double(p.k);
-    const double passes = kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
-    if (passes > kEmulationShare) return false; // most calls: no need to count moduli
-    // + the magnitude GEMM, over at most kMagnitudeBlocks blocks of k
-    const double sampled = double(ozaki::kMagnitudeBlocks * ozaki::kMagnitudeBlock);
-    const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / k);
-    return kInt8GemmShare * gemms + passes <= kEmulationShare &&
-           int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
+    if (emulation_passes_share(p) > kEmulationShare) return false; // most calls: no moduli counted
+    return emulation_share(p) <= kEmulationShare && emulation_admitted(p, caps);
+}
+
+/// The tune table's pick of rung 31 for `p`'s class (`gemmlab tune` timed it faster there); the
+/// caller still asks emulation_admitted, since a class spans k below kEmulationMinK too.
+bool tuned_to_emulation(const Problem& p, const TuneTable* table) {
+    return table && p.type == DataType::F64 &&
+           table->at(TuneType::F64, shape_class_of(p.m, p.n, p.k)).candidate == kTunedEmulation;
 }
 
 } // namespace
@@ -876,6 +896,8 @@ AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable
     if (goes_to_emulation(p, caps)) return AutoChoice{"int8_emulation", 1, false};
     if (goes_to_decode(p))
         return AutoChoice{decode_on_skinny_tiles(p, caps) ? kSkinnyTileName : "decode", 1, false};
+    if (tuned_to_emulation(p, table) && emulation_admitted(p, caps))
+        return AutoChoice{"int8_emulation", 1, true};
     return with_groups(type_key(p), [&](auto groups) {
         const auto c = choose(groups, p, caps, table);
         return AutoChoice{c.candidate->name, c.splits, c.tuned};
@@ -906,10 +928,18 @@ std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
                             out.push_back({index, c.name, splits, model_time(c, p, splits, caps)});
                         });
     });
+    // Rung 31 where its accuracy rule admits it, modelled as its share of the fastest option.
+    if (p.precision == Precision::Default && emulation_admitted(p, caps) && !out.empty()) {
+        double fastest = out.front().model_ns;
+        for (const AutoOption& o : out) fastest = std::min(fastest, o.model_ns);
+        out.push_back({kTunedEmulation, "int8_emulation", 1, emulation_share(p) * fastest});
+    }
     return out;
 }
 
 void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream) {
+    if (candidate == kTunedEmulation && p.type == DataType::F64)
+        return launch_int8_emulation_call(p, stream);
     with_groups(type_key(p), [&](auto groups) {
         using Args = ArgsOf<decltype(groups)>;
         const Indexed<Args> found = candidate_at(groups, candidate);
@@ -934,6 +964,14 @@ int find_candidate(TuneType type, std::string_view name) {
 }
 
 ResolvedChoice resolve_tuned_choice(TuneType type, std::string_view name, int splits, int64_t k) {
+    if (name == "int8_emulation") {
+        if (type != TuneType::F64) return {-1, "rung 31 is tuned for f64 only"};
+        if (splits != 1) return {-1, "rung 31 does not split k (splits = " + std::to_string(splits) + ")"};
+        if (k < kEmulationMinK)
+            return {-1, "rung 31 at k = " + std::to_string(k) + ", below the k = " +
+                            std::to_string(kEmulationMinK) + " from which auto's accuracy rule takes it"};
+        return {kTunedEmulation, {}};
+    }
     const int index = find_candidate(type, name);
     if (index < 0) return {-1, "unknown candidate '" + std::string(name) + "'"};
     return with_groups(type, [&](auto groups) -> ResolvedChoice {
@@ -1008,6 +1046,10 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     GEMMLAB_CUDA_CHECK(cudaGetDevice(&now.device));
     now.sm_target = SmCountTarget::current();
     now.table = tune_table_for_call(now.device);
+    if (tuned_to_emulation(p, now.table) && emulation_admitted(p, current_device_caps())) {
+        launch_int8_emulation_call(p, stream);
+        return;
+    }
     now.type = type_key(p);
     now.m = p.m, now.n = p.n, now.k = p.k, now.batches = p.batch.count;
     with_groups(now.type, [&](auto groups) {

@@ -35,7 +35,7 @@ AutoChoice current_auto_choice(const Problem& p);
 
 /// One (candidate, k slices) that auto may run: what `gemmlab tune` times.
 struct AutoOption {
-    int candidate; ///< index in auto's list for the type key (find_candidate)
+    int candidate; ///< index in auto's list for the type key (find_candidate), or kTunedEmulation
     std::string_view name; ///< what the tune cache stores
     int splits;
     double model_ns = 0; ///< the model's time for it
@@ -43,8 +43,9 @@ struct AutoOption {
 
 /// Every option auto may take for `p` on `caps`, each with the model's time for it: the
 /// candidates of its type key that its precision and k allow and the device runs, each whole
-/// and, where it splits k, in 2, 4, 8 and 16 slices of at least kMinSplitK. What `gemmlab tune`
-/// times (and `tune --explain` sets beside the model's times).
+/// and, where it splits k, in 2, 4, 8 and 16 slices of at least kMinSplitK; and rung 31 where
+/// auto's accuracy rule admits it (double, k >= 4096: its modelled share of the fastest other
+/// option). What `gemmlab tune` times (and `tune --explain` sets beside the model's times).
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps);
 
 /// Launches option (candidate, splits) of `p`'s type key on `p`: what `gemmlab tune` times.

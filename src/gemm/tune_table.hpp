@@ -139,7 +139,9 @@ inline std::string class_name(int shape_class) {
 // ---------------------------------------------------------------------------------- the table
 
 /// One slot's tuned choice: the index of a candidate in auto's list for the slot's type key
-/// (auto_select.hpp: find_candidate), -1 for none (the model decides), and its k slices.
+/// (auto_select.hpp: find_candidate), -1 for none (the model decides), kTunedEmulation for rung
+/// 31 (f64 slots only, and only for calls its accuracy rule admits), and its k slices.
+inline constexpr int16_t kTunedEmulation = 0x7fff;
 struct TunedChoice {
     int16_t candidate = -1;
     uint8_t splits = 1;
