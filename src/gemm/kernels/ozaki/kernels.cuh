@@ -6,7 +6,8 @@
 //                of k;
 //   reconstruct  the CRT of the bytes, the scale back, alpha and beta; elements whose inputs
 //                break the precision promise are marked instead and their tiles listed;
-//   native       the listed tiles recomputed with FMAs in T, only the marked elements written.
+//   native       the listed tiles recomputed with FMAs in double (32-long partial sums), only
+//                the marked elements written.
 // The arithmetic they share with the CPU test lives in crt.hpp.
 
 #include <cstdint>
@@ -283,9 +284,13 @@ __global__ void __launch_bounds__(kThreads)
 
 // ------------------------------------------------------------------ native
 
-/// The listed tiles of C = alpha op(A) op(B) + beta C with FMAs in T (the elements the
-/// emulation may not promise: k-ordered sums, as the CUDA-core rungs compute them), written
-/// only where W holds kNativeMark. Blocks walk the list; with an empty list each exits at once.
+/// The listed tiles of C = alpha op(A) op(B) + beta C (the elements the emulation may not
+/// promise), written only where W holds kNativeMark, with FMAs in double: each 32-long k tile is
+/// summed on its own and then added to the running sum, so a term meets about 32 + k/32
+/// roundings instead of k (any order of the sum keeps the type's bound), and a float call's
+/// products are exact and its sums far below float's rounding: these are the elements whose
+/// error a long chain in T would set. Blocks walk the list; with an empty list each exits at
+/// once.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     native_kernel(GemmOperands<T> g, const int32_t* __restrict__ W, int64_t ld, NativeList native) {
@@ -297,7 +302,7 @@ __global__ void __launch_bounds__(kThreads)
         const int tile = native.tiles[idx];
         const int64_t ti = (tile % tiles_m) * kTile, tj = (tile / tiles_m) * kTile;
         const int il = 4 * (threadIdx.x % 8), jl = threadIdx.x / 8;
-        T acc[4] = {T(0), T(0), T(0), T(0)};
+        double acc[4] = {0, 0, 0, 0};
         for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
             // Each thread loads 4 of each tile's 1024 values; lanes run along i (A) and p (B).
 #pragma unroll
@@ -312,20 +317,26 @@ __global__ void __launch_bounds__(kThreads)
                                    : T(0);
             }
             __syncthreads();
+            double part[4] = {0, 0, 0, 0}; // this k tile's sums, added to acc once
 #pragma unroll 8
             for (int p = 0; p < kTile; ++p) {
-                const T b = b_tile[p][jl];
+                const double b = b_tile[p][jl];
 #pragma unroll
-                for (int v = 0; v < 4; ++v) acc[v] = fma(a_tile[il + v][p], b, acc[v]);
+                for (int v = 0; v < 4; ++v) part[v] = fma(double(a_tile[il + v][p]), b, part[v]);
             }
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[v] += part[v];
             __syncthreads();
         }
         const int64_t j = tj + jl;
 #pragma unroll
         for (int v = 0; v < 4; ++v) {
             const int64_t i = ti + il + v;
-            if (i < g.m && j < g.n && W[i + j * ld] == kNativeMark)
-                store_c(g.C, g.ldc, i, j, acc[v], g.alpha, g.beta);
+            if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
+            T* out = g.C + i + j * g.ldc;
+            *out = g.beta == T(0)
+                       ? T(double(g.alpha) * acc[v])
+                       : T(fma(double(g.alpha), acc[v], double(g.beta) * double(*out)));
         }
     }
 }
