@@ -156,7 +156,7 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
             uint32_t qs[oz::kMaxModuli] = {};
             for (int l = 0; l < count; ++l) qs[l] = q[size_t(l)][size_t(i * n + j)];
             const double v =
-                oz::unscale(oz::crt_value(qs, crt), as[size_t(i)].exponent, bs[size_t(j)].exponent);
+                oz::unscale(oz::crt_value_sized(qs, crt), as[size_t(i)].exponent, bs[size_t(j)].exponent);
             out.c[size_t(i * n + j)] = is_double ? v : double(float(v));
         }
     return out;
@@ -460,6 +460,7 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
             const double got = value_of(oz::crt_value(q, c));
             const double want = value_of(oz::to_double(magnitude)) * (negative ? -1 : 1);
             EXPECT_EQ(got, want) << "count " << count;
+            EXPECT_EQ(value_of(oz::crt_value_sized(q, c)), want) << "count " << count << ", sized";
         }
     }
 }

@@ -254,21 +254,37 @@ struct ResidueLayout {
 
 // ------------------------------------------------------------------ 160-bit integers
 
-/// An unsigned integer of kLimbs 32-bit limbs, least significant first. 160 bits hold
-/// sum_l M_l q_l < count * P <= 20 * 2^155.4.
+/// An unsigned integer of L 32-bit limbs, least significant first. kLimbs = 5, 160 bits, hold
+/// sum_l M_l q_l < count * P <= 20 * 2^155.4; fewer moduli need fewer (crt_limbs).
 inline constexpr int kLimbs = 5;
-struct Wide {
-    uint32_t limb[kLimbs];
+template <int L>
+struct WideOf {
+    uint32_t limb[L];
 };
+using Wide = WideOf<kLimbs>;
 
-GEMMLAB_HOST_DEVICE constexpr Wide wide_zero() { return Wide{{0, 0, 0, 0, 0}}; }
+template <int L = kLimbs>
+GEMMLAB_HOST_DEVICE constexpr WideOf<L> wide_zero() {
+    WideOf<L> r{};
+    for (int w = 0; w < L; ++w) r.limb[w] = 0;
+    return r;
+}
+
+/// x's low L limbs (the rest must be zero for the value to be kept).
+template <int L>
+GEMMLAB_HOST_DEVICE constexpr WideOf<L> low_limbs(const Wide& x) {
+    WideOf<L> r = wide_zero<L>();
+    for (int w = 0; w < L; ++w) r.limb[w] = x.limb[w];
+    return r;
+}
 
 /// x * s for a small s (s * limb < 2^64 always).
-GEMMLAB_HOST_DEVICE constexpr Wide mul_small(const Wide& x, uint32_t s) {
-    Wide r = wide_zero();
+template <int L>
+GEMMLAB_HOST_DEVICE constexpr WideOf<L> mul_small(const WideOf<L>& x, uint32_t s) {
+    WideOf<L> r = wide_zero<L>();
     uint64_t carry = 0;
     GEMMLAB_OZAKI_UNROLL
-    for (int w = 0; w < kLimbs; ++w) {
+    for (int w = 0; w < L; ++w) {
         const uint64_t t = uint64_t(x.limb[w]) * s + carry;
         r.limb[w] = uint32_t(t);
         carry = t >> 32;
@@ -276,20 +292,22 @@ GEMMLAB_HOST_DEVICE constexpr Wide mul_small(const Wide& x, uint32_t s) {
     return r;
 }
 
-GEMMLAB_HOST_DEVICE constexpr bool less(const Wide& a, const Wide& b) {
+template <int L>
+GEMMLAB_HOST_DEVICE constexpr bool less(const WideOf<L>& a, const WideOf<L>& b) {
     bool decided = false, result = false;
     GEMMLAB_OZAKI_UNROLL
-    for (int w = kLimbs - 1; w >= 0; --w)
+    for (int w = L - 1; w >= 0; --w)
         if (!decided && a.limb[w] != b.limb[w]) decided = true, result = a.limb[w] < b.limb[w];
     return result;
 }
 
 /// a - b for a >= b.
-GEMMLAB_HOST_DEVICE constexpr Wide sub(const Wide& a, const Wide& b) {
-    Wide r = wide_zero();
+template <int L>
+GEMMLAB_HOST_DEVICE constexpr WideOf<L> sub(const WideOf<L>& a, const WideOf<L>& b) {
+    WideOf<L> r = wide_zero<L>();
     int64_t borrow = 0;
     GEMMLAB_OZAKI_UNROLL
-    for (int w = 0; w < kLimbs; ++w) {
+    for (int w = 0; w < L; ++w) {
         const int64_t t = int64_t(a.limb[w]) - int64_t(b.limb[w]) - borrow;
         r.limb[w] = uint32_t(t);
         borrow = t < 0 ? 1 : 0;
@@ -324,13 +342,14 @@ struct Scaled {
     double d;
     int exponent;
 };
-GEMMLAB_HOST_DEVICE inline Scaled to_double(const Wide& x) {
+template <int L>
+GEMMLAB_HOST_DEVICE inline Scaled to_double(const WideOf<L>& x) {
     // The top nonzero limb and the two below it (zero below limb 0), taken in a walk down the
     // limbs so that no limb is indexed at run time (a kernel would put x in local memory).
     int top = 0, taken = 0;
     uint32_t hi = 0, mid = 0, lo = 0, sticky = 0;
     GEMMLAB_OZAKI_UNROLL
-    for (int w = kLimbs - 1; w >= 0; --w) {
+    for (int w = L - 1; w >= 0; --w) {
         const uint32_t v = x.limb[w];
         if (taken == 0 && v != 0) top = w;
         if (taken > 0 || v != 0) {
@@ -406,43 +425,69 @@ constexpr CrtTable make_crt_table() {
     return t;
 }
 
+/// The 32-bit limbs that hold (count + 1) P: every integer crt_value meets for `count` moduli
+/// (X < count P, and t P for an estimate t <= count), and at least the three to_double reads.
+/// Three up to 9 moduli (float's 7-9), five for 16.
+constexpr int crt_limbs(int count) {
+    const Wide x = mul_small(make_crt_constants(count).product, uint32_t(count + 1));
+    int limbs = kLimbs;
+    while (limbs > 3 && x.limb[limbs - 1] == 0) --limbs;
+    return limbs;
+}
+
+static_assert(crt_limbs(8) == 3 && crt_limbs(9) == 3 && crt_limbs(15) == 4 && crt_limbs(16) == 5,
+              "float's counts reduce in 96 bits, double's 16 in 160");
+
 /// C' from its residues: q_l = (y_l C') mod m_l in [0, m_l) for the first c.count moduli.
 /// X = sum_l M_l q_l is C' mod P (plus a multiple of P below count P), reduced to [0, P) and then
 /// to the symmetric range (-P/2, P/2]. Returns C' as d * 2^exponent (d rounded to nearest).
+/// L: the limbs it computes in, at least crt_limbs(c.count) (the kernel's count is a constant,
+/// so it takes exactly that many: fewer moduli, fewer instructions).
+template <int L = kLimbs>
 GEMMLAB_HOST_DEVICE inline Scaled crt_value(const uint32_t (&q)[kMaxModuli],
                                             const CrtConstants& c) {
-    uint64_t acc[kLimbs] = {0, 0, 0, 0, 0}; // each column sums count products below 2^40
+    uint64_t acc[L] = {}; // each column sums count products below 2^40
     GEMMLAB_OZAKI_UNROLL
     for (int l = 0; l < kMaxModuli; ++l)
         if (l < c.count) {
             GEMMLAB_OZAKI_UNROLL
-            for (int w = 0; w < kLimbs; ++w) acc[w] += uint64_t(q[l]) * c.weight[l].limb[w];
+            for (int w = 0; w < L; ++w) acc[w] += uint64_t(q[l]) * c.weight[l].limb[w];
         }
-    Wide x = wide_zero();
+    WideOf<L> x = wide_zero<L>();
     uint64_t carry = 0;
     GEMMLAB_OZAKI_UNROLL
-    for (int w = 0; w < kLimbs; ++w) {
+    for (int w = 0; w < L; ++w) {
         const uint64_t t = acc[w] + carry;
         x.limb[w] = uint32_t(t);
         carry = t >> 32;
     }
     // t = floor(X / P) from doubles (X < count P): exact, or one off near a multiple of P.
+    const WideOf<L> product = low_limbs<L>(c.product);
     const Scaled xs = to_double(x);
     const double ratio = times_pow2(xs.d, xs.exponent) * c.product_inverse;
     const uint32_t t = ratio <= 0 ? 0u : uint32_t(ratio);
-    Wide tp = mul_small(c.product, t);
-    if (less(x, tp)) tp = sub(tp, c.product);
-    Wide r = sub(x, tp);
-    if (!less(r, c.product)) r = sub(r, c.product);
+    WideOf<L> tp = mul_small(product, t);
+    if (less(x, tp)) tp = sub(tp, product);
+    WideOf<L> r = sub(x, tp);
+    if (!less(r, product)) r = sub(r, product);
     // Symmetric range: r > P / 2 stands for r - P.
-    const Wide neg = sub(c.product, r);
+    const WideOf<L> neg = sub(product, r);
     const bool negative = less(neg, r);
-    Wide magnitude = wide_zero();
+    WideOf<L> magnitude = wide_zero<L>();
     GEMMLAB_OZAKI_UNROLL
-    for (int w = 0; w < kLimbs; ++w) magnitude.limb[w] = negative ? neg.limb[w] : r.limb[w];
+    for (int w = 0; w < L; ++w) magnitude.limb[w] = negative ? neg.limb[w] : r.limb[w];
     Scaled v = to_double(magnitude);
     if (negative) v.d = -v.d;
     return v;
+}
+
+/// crt_value in crt_limbs(c.count) limbs for a count known only at run time (the CPU tests:
+/// the arithmetic each reconstruction kernel runs).
+template <int Count = 1>
+inline Scaled crt_value_sized(const uint32_t (&q)[kMaxModuli], const CrtConstants& c) {
+    if constexpr (Count < kMaxModuli)
+        if (c.count != Count) return crt_value_sized<Count + 1>(q, c);
+    return crt_value<crt_limbs(Count)>(q, c);
 }
 
 /// C' (as crt_value returns it) scaled back: C' 2^(-e_row - e_col), one rounding (a second

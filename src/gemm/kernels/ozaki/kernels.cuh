@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(kThreads)
             uint32_t q[kMaxModuli];
 #pragma unroll
             for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
-            const Scaled cv = crt_value(q, crt);
+            const Scaled cv = crt_value<crt_limbs(Count)>(q, crt);
             const double product = unscale(cv, row.exponent, col.exponent);
             T* out = C + i + j * ldc;
             *out = beta == T(0) ? T(double(alpha) * product)
