@@ -841,7 +841,7 @@ constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 /// samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k)
 /// of the DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per
 /// element of C. Taken where that sum is at most kEmulationShare (8192^3: 0.91, measured
-/// 1.13x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
+/// 1.16x-1.18x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
 /// measured up to 2.6x DGEMM's: docs/precision.md) and the workspace fits in what the pool
 /// keeps (workspace.hpp).
 constexpr double kInt8GemmShare = 0.042, kSplitShare = 490, kReconstructShare = 764;
@@ -862,7 +862,7 @@ bool emulation_admitted(const Problem& p, const DeviceCaps& caps) {
            int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
 }
 
-/// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes, then its GEMMs.
+/// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes alone, and in all.
 double emulation_passes_share(const Problem& p) {
     const double m = double(p.m), n = double(p.n), k = double(p.k);
     return kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
