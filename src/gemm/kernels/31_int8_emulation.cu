@@ -17,10 +17,12 @@
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
 //                       over a sample of at most 4096 values spread over k: a lower bound of
 //                       sum |A||B|
-//   reconstruct         exact 160-bit CRT, scale back, alpha/beta; where the inputs break the
-//                       precision promise (Inf/NaN, or an exponent spread that the scaling's
-//                       error cannot afford against the lower bound) mark the element instead
-//   native              marked elements recomputed with FMAs in T
+//   reconstruct         exact CRT in as many 32-bit limbs as the count needs (crt_limbs: 96
+//                       bits for float's, 160 for double's 16), scale back, alpha/beta; where
+//                       the inputs break the precision promise (Inf/NaN, or an exponent spread
+//                       that the scaling's error cannot afford against the lower bound) mark
+//                       the element instead
+//   native              marked elements recomputed with FMAs in double (32-long k tiles)
 // Every decision is taken on the device: no host synchronization, nothing allocated but the
 // pool's workspace, so a call can be captured in a CUDA graph. k beyond one GEMM's int32
 // exactness (kMaxChunkK) is cut into chunks whose residues add mod m_l.
@@ -219,8 +221,8 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.k, g.alpha, g.beta, g.C,
                           g.ldc, plan.bits,
                           check_bound ? ozaki::truncation_allowance(kDouble, g.k) : INFINITY,
-                          options.fallback != EmulationFallback::None, b.residues, s.residues, b.sums, s.ld, b.scales_a,
-                          b.scales_b, b.native);
+                          options.fallback != EmulationFallback::None, b.residues, s.residues,
+                          b.sums, s.ld, b.scales_a, b.scales_b, b.native);
     const unsigned native_grid =
         unsigned(std::min<int64_t>(s.tiles, int64_t(current_device_caps().sm_count) * 4));
     ozaki::native_kernel<T><<<native_grid, ozaki::kThreads, 0, stream>>>(g, b.sums, s.ld, b.native);
