@@ -52,7 +52,8 @@ def dtypes() -> list:
 def precisions() -> list:
     """Names accepted by ``precision=``: ``"default"`` (the input type's own accuracy),
     ``"tf32"`` (float32 on TF32 tensor cores, opt-in) and ``"int8_emulation"`` (float32 and
-    float64 on INT8 tensor cores, rung 31, at the type's own accuracy; opt-in)."""
+    float64 on INT8 tensor cores, rung 31, at the type's own accuracy; opt-in). ``"int8_emulation:N"``
+    (N in 1..20) runs rung 31 with N moduli: the caller's own, lower accuracy (docs/precision.md)."""
     return list(_core.precisions())
 
 

@@ -106,12 +106,31 @@ int dtype_index(const std::string& name) {
 
 const std::array<Precision, 3> kPrecisions{Precision::Default, Precision::Tf32, Precision::Int8Emulation};
 
-Precision precision_of(const std::string& name) {
+/// The GemmOptions a precision name sets: "default", "tf32", "int8_emulation", or
+/// "int8_emulation:N", N moduli (GemmOptions::emulation_moduli, 1..kMaxEmulationModuli: the
+/// caller's own accuracy, docs/api.md).
+GemmOptions precision_options(const std::string& name) {
+    const size_t colon = name.find(':');
+    const std::string base = name.substr(0, colon);
+    GemmOptions o;
+    bool known_name = false;
     for (Precision p : kPrecisions)
-        if (name == gemmlab::to_string(p)) return p;
-    std::string known;
-    for (Precision p : kPrecisions) known += std::string(known.empty() ? "" : ", ") + gemmlab::to_string(p);
-    throw py::value_error("precision '" + name + "' is not one of: " + known);
+        if (base == gemmlab::to_string(p)) o.precision = p, known_name = true;
+    if (!known_name) {
+        std::string known;
+        for (Precision p : kPrecisions) known += std::string(known.empty() ? "" : ", ") + gemmlab::to_string(p);
+        throw py::value_error("precision '" + name + "' is not one of: " + known);
+    }
+    if (colon == std::string::npos) return o;
+    const std::string count = name.substr(colon + 1);
+    const bool digits = !count.empty() && count.size() <= 2 &&
+                        count.find_first_not_of("0123456789") == std::string::npos;
+    const int moduli = digits ? std::stoi(count) : 0;
+    if (o.precision != Precision::Int8Emulation || moduli < 1 || moduli > gemmlab::kMaxEmulationModuli)
+        throw py::value_error("precision '" + name + "': a modulus count follows int8_emulation only, as "
+                              "'int8_emulation:N' with N in 1.." + std::to_string(gemmlab::kMaxEmulationModuli));
+    o.emulation_moduli = moduli;
+    return o;
 }
 
 // ---------------------------------------------------------------- the typed library calls
@@ -618,8 +637,7 @@ int out_dtype_of(py::handle out_dtype) {
 }
 
 GemmOptions options_of(const std::string& precision, const std::string& kernel) {
-    GemmOptions o;
-    o.precision = precision_of(precision);
+    GemmOptions o = precision_options(precision);
     o.kernel = kernel;
     return o;
 }
@@ -806,7 +824,7 @@ T from_double(double v) {
 template <class T>
 std::vector<std::vector<double>> typed_bench(const std::vector<std::string>& kernels, int64_t m, int64_t n,
                                              int64_t k, bool ta, bool tb, int reps, int warmup,
-                                             Precision precision, uint64_t seed) {
+                                             const GemmOptions& call_options, uint64_t seed) {
     std::vector<T> host(size_t(std::max({m * k, k * n, m * n})));
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> dist(-1, 1);
@@ -833,10 +851,9 @@ std::vector<std::vector<double>> typed_bench(const std::vector<std::string>& ker
         const int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
         using TS = std::conditional_t<std::is_same_v<T, double>, double, float>;
         for (const auto& kernel : kernels) {
-            GemmOptions options;
+            GemmOptions options = call_options; // precision and modulus count
             options.kernel = kernel;
             options.stream = stream;
-            options.precision = precision;
             auto call = [&] {
                 const Status s = gemmlab::gemm(Layout::RowMajor, ta ? Op::T : Op::N, tb ? Op::T : Op::N, m, n, k,
                                                TS(1), A, std::max<int64_t>(1, lda), B, std::max<int64_t>(1, ldb),
@@ -867,7 +884,7 @@ std::vector<std::vector<double>> typed_bench(const std::vector<std::string>& ker
 }
 
 using BenchFn = std::vector<std::vector<double>> (*)(const std::vector<std::string>&, int64_t, int64_t, int64_t,
-                                                     bool, bool, int, int, Precision, uint64_t);
+                                                     bool, bool, int, int, const GemmOptions&, uint64_t);
 const std::array<BenchFn, kNumDtypes> kBench{&typed_bench<float>, &typed_bench<double>,
                                              &typed_bench<__nv_bfloat16>, &typed_bench<__half>};
 
@@ -875,7 +892,7 @@ py::object bench(const std::string& dtype, const std::vector<std::string>& kerne
                  int64_t k, bool trans_a, bool trans_b, int reps, int warmup, const std::string& precision,
                  uint64_t seed, int device) {
     const int dt = dtype_index(dtype);
-    const Precision p = precision_of(precision);
+    const GemmOptions p = precision_options(precision);
     if (m < 1 || n < 1 || k < 1) throw py::value_error("bench shapes need m, n, k >= 1");
     if (reps < 1 || warmup < 0) throw py::value_error("bench needs reps >= 1 and warmup >= 0");
     if (device_count() == 0) return py::make_tuple(std::string("NoDevice"), std::string("no CUDA device is visible"));

@@ -122,6 +122,10 @@ def test_bad_flags_and_scalars():
         gemmlab.gemm(a, b, c, alpha=1j)
     with pytest.raises(ValueError, match="precision 'fp8' is not one of"):
         gemmlab.gemm(a, b, c, precision="fp8")
+    for bad in ("int8_emulation:0", "int8_emulation:21", "int8_emulation:", "int8_emulation:x", "tf32:8",
+                "int8_emulation:007"):
+        with pytest.raises(ValueError, match="modulus count follows int8_emulation only"):
+            gemmlab.gemm(a, b, c, precision=bad)
     with pytest.raises(TypeError, match="stream"):
         gemmlab.gemm(a, b, c, stream="default")
 

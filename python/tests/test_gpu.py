@@ -189,6 +189,20 @@ def test_int8_emulation_precision_keeps_the_default_bound(dtype):
     check(c, a, b)
 
 
+def test_int8_emulation_modulus_count_is_the_callers_accuracy():
+    # 6 moduli keep about 18 bits of each float64 at k = 700: far from float64's bound, close to
+    # 2^-18 of sum |A||B|; 20 moduli keep the bound. (docs/precision.md, "A caller's modulus count")
+    a, b = rand(96, 700), rand(700, 80)
+    ref = torch.matmul(a.double(), b.double())
+    mag = torch.matmul(a.double().abs(), b.double().abs())
+    few = gemmlab.gemm(a, b, precision="int8_emulation:6")
+    many = gemmlab.gemm(a, b, precision="int8_emulation:20")
+    torch.cuda.synchronize()
+    rel = ((few - ref).abs() / mag).max().item()
+    assert 2.0 ** -40 < rel < 2.0 ** -12, rel
+    check(many, a, b)
+
+
 def test_float32_default_precision_is_not_tf32():
     # Inputs whose products lose bits under TF32 rounding: the default must stay within the FP32 bound.
     a = (1 + rand(128, 512, dtype=torch.float64).abs() * 2.0 ** -12).to(torch.float32)
