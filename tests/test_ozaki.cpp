@@ -156,7 +156,7 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
             uint32_t qs[oz::kMaxModuli] = {};
             for (int l = 0; l < count; ++l) qs[l] = q[size_t(l)][size_t(i * n + j)];
             const double v =
-                oz::unscale(oz::crt_value_sized(qs, crt), as[size_t(i)].exponent, bs[size_t(j)].exponent);
+                oz::unscale(is_double ? oz::crt_rounded_sized<true>(qs, crt) : oz::crt_rounded_sized<false>(qs, crt), as[size_t(i)].exponent, bs[size_t(j)].exponent);
             out.c[size_t(i * n + j)] = is_double ? v : double(float(v));
         }
     return out;
@@ -462,6 +462,77 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
             EXPECT_EQ(got, want) << "count " << count;
             EXPECT_EQ(value_of(oz::crt_value_sized(q, c)), want) << "count " << count << ", sized";
         }
+    }
+}
+
+// The CRT in doubles, on values spread over every magnitude, ties and their neighbours, values
+// next to +-P/2: where it answers, C' correctly rounded (Rounded) or within one rounding of it;
+// it answers every value from 2^-28 P to (1/2 - 2^-28) P, with Rounded all but near ties (C'
+// from 2^64 up: below that many values are ties of the rounding to 53 bits).
+TEST(Ozaki, CrtInDoublesIsCorrectlyRoundedWhereItAnswers) {
+    std::mt19937_64 rng(4);
+    for (int count = 1; count <= oz::kMaxModuli; ++count) {
+        const oz::CrtConstants c = oz::make_crt_constants(count);
+        uint32_t rem = 0;
+        const oz::Wide half = oz::div_small(c.product, 2, &rem);
+        const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
+        struct Case {
+            bool negative;
+            oz::Wide magnitude;
+            bool near_tie;
+        };
+        std::vector<Case> cases = {{false, oz::wide_zero(), false},
+                                   {true, oz::sub(half, shifted(1, 0)), false},
+                                   {false, half, false},
+                                   {false, shifted(1, 0), false}};
+        for (int i = 0; i < 3000; ++i) {
+            oz::Wide w = oz::wide_zero();
+            for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
+            const int keep = 1 + int(rng() % uint64_t(room));
+            for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+            bool near_tie = false;
+            if (i % 5 == 0 && keep > 60) { // halfway between two doubles, or one unit off it
+                for (int b = 0; b < keep - 54; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+                w.limb[(keep - 55) / 32] |= 1u << ((keep - 55) % 32);
+                if (i % 3 == 1) w = oz::sub(w, shifted(1, 0));
+                if (i % 3 == 2) w.limb[0] |= 1;
+                near_tie = true;
+            }
+            cases.push_back({bool(rng() & 1), w, near_tie});
+        }
+        int answered[2] = {0, 0}, must[2] = {0, 0};
+        for (const Case& x : cases) {
+            uint32_t q[oz::kMaxModuli];
+            residues_of(x.negative, x.magnitude, c, q);
+            const double want = value_of(oz::to_double(x.magnitude)) * (x.negative ? -1 : 1);
+            const double p = c.product_double, a = std::fabs(want);
+            const bool in_range = a >= std::ldexp(p, -28) && a <= p * (0.5 - 0x1p-28);
+            double got = 0;
+            const bool rounded = oz::crt_value_fast<true>(q, c, &got);
+            answered[1] += rounded;
+            if (rounded) EXPECT_EQ(got, want) << "count " << count;
+            if (in_range && !x.near_tie && a >= 0x1p64) {
+                ++must[1];
+                EXPECT_TRUE(rounded) << "count " << count << ", C' " << want;
+            }
+            const bool faithful = oz::crt_value_fast<false>(q, c, &got);
+            answered[0] += faithful;
+            if (faithful)
+                EXPECT_LE(std::fabs(got - want), a == 0 ? 0.0 : std::ldexp(1.0, std::ilogb(want) - 52))
+                    << "count " << count << ", C' " << want;
+            if (in_range) {
+                ++must[0];
+                EXPECT_TRUE(faithful) << "count " << count << ", C' " << want;
+            }
+            EXPECT_EQ(value_of(oz::crt_rounded_sized<true>(q, c)), want) << "count " << count;
+            const double either = value_of(oz::crt_rounded_sized<false>(q, c));
+            EXPECT_LE(std::fabs(either - want), a == 0 ? 0.0 : std::ldexp(1.0, std::ilogb(want) - 52));
+        }
+        std::printf("count %2d: of %zu values the doubles answered %d (%d had to), rounded %d "
+                    "(%d had to)\n",
+                    count, cases.size(), answered[0], must[0], answered[1], must[1]);
+        EXPECT_GT(must[0], 100);
+        if (count >= 10) EXPECT_GT(must[1], 100);
     }
 }
 

@@ -2,8 +2,8 @@
 // The integer arithmetic of rung 31 (31_int8_emulation.cu), as plain functions that its kernels
 // (ozaki/kernels.cuh) and the CPU test (tests/test_ozaki.cpp) share: the moduli, how many of them
 // a call needs and how many bits that leaves its scaled operands, the symmetric residues, and
-// the Chinese-remainder reconstruction in exact 160-bit integers. docs/precision.md ("Rung 31")
-// derives every rule used here.
+// the Chinese-remainder reconstruction, in doubles where they can promise its rounding and in
+// exact 160-bit integers elsewhere. docs/precision.md ("Rung 31") derives every rule used here.
 
 #include <cmath>
 #include <cstdint>
@@ -382,6 +382,12 @@ struct CrtConstants {
     uint32_t inverse[kMaxModuli];
     double product_double;
     double product_inverse; ///< 1 / P, rounded: the quotient estimate multiplies by it
+    /// 1/m_l = fraction[0][l] + fraction[1][l] + fraction[2][l] + (below 2^-143): the first a
+    /// multiple of 2^-48, the second of 2^-89 (|.| <= 2^-49), the third rounded (|.| <= 2^-90).
+    /// Their sums over q_l are exact in doubles, the third's nearly so (crt_value_fast).
+    double fraction[3][kMaxModuli];
+    /// P = product_double + product_tail, the tail rounded (|P - both| <= 2^-105 P).
+    double product_tail;
 };
 
 /// y with (a * y) mod m == 1, by trial (m <= 256).
@@ -391,16 +397,52 @@ constexpr uint32_t inverse_mod(uint32_t a, uint32_t m) {
     return 0;
 }
 
+/// The nearest integer to a / b for b > 0 (constant evaluation).
+constexpr int64_t rounded_quotient(int64_t a, int64_t b) {
+    return a >= 0 ? (2 * a + b) / (2 * b) : -((-2 * a + b) / (2 * b));
+}
+
+/// x as a double by Horner's rule over its limbs (a few roundings: constant evaluation only).
+constexpr double horner_double(const Wide& x) {
+    double d = 0;
+    for (int w = kLimbs - 1; w >= 0; --w) d = d * 4294967296.0 + x.limb[w];
+    return d;
+}
+
+/// The integer held by a double d in [0, 2^160) as a Wide (exact: each limb is d's bits).
+constexpr Wide wide_of_double(double d) {
+    Wide x = wide_zero();
+    for (int w = kLimbs - 1; w >= 0; --w) {
+        double scale = 1;
+        for (int i = 0; i < w; ++i) scale *= 4294967296.0;
+        const uint64_t part = uint64_t(d / scale); // below 2^32: the higher limbs are gone
+        x.limb[w] = uint32_t(part);
+        d -= double(part) * scale;
+    }
+    return x;
+}
+
 constexpr CrtConstants make_crt_constants(int count) {
     CrtConstants c{};
     c.count = count;
     c.product = wide_zero();
     c.product.limb[0] = 1;
     for (int l = 0; l < count; ++l) c.product = mul_small(c.product, modulus(l));
-    c.product_double = 0;
-    for (int w = kLimbs - 1; w >= 0; --w)
-        c.product_double = c.product_double * 4294967296.0 + c.product.limb[w];
+    c.product_double = horner_double(c.product);
     c.product_inverse = c.count == 0 ? 0.0 : 1.0 / c.product_double;
+    const Wide head = wide_of_double(c.product_double);
+    c.product_tail = less(head, c.product) ? horner_double(sub(c.product, head))
+                                           : -horner_double(sub(head, c.product));
+    for (int l = 0; l < kMaxModuli; ++l) {
+        // 1/m = H0 2^-48 + N0 / (m 2^48), |N0| <= m/2; N0 / (m 2^48) = H1 2^-89 + N1 / (m 2^89).
+        const int64_t m = modulus(l), h0 = rounded_quotient(int64_t(1) << 48, m);
+        const int64_t n0 = (int64_t(1) << 48) - h0 * m;
+        const int64_t h1 = rounded_quotient(n0 * (int64_t(1) << 41), m);
+        const int64_t n1 = n0 * (int64_t(1) << 41) - h1 * m;
+        c.fraction[0][l] = double(h0) * 0x1p-48;
+        c.fraction[1][l] = double(h1) * 0x1p-89;
+        c.fraction[2][l] = double(n1) / (double(m) * 0x1p89);
+    }
     for (int l = 0; l < count; ++l) {
         uint32_t rem = 0;
         c.weight[l] = div_small(c.product, modulus(l), &rem);
@@ -488,6 +530,113 @@ inline Scaled crt_value_sized(const uint32_t (&q)[kMaxModuli], const CrtConstant
     if constexpr (Count < kMaxModuli)
         if (c.count != Count) return crt_value_sized<Count + 1>(q, c);
     return crt_value<crt_limbs(Count)>(q, c);
+}
+
+// ------------------------------------------------------------------ the CRT in doubles
+
+/// A residue as a double: on the GPU from the bits of 2^52 + x less 2^52, a double add, where
+/// a conversion instruction runs at a quarter of that rate on sm_90.
+GEMMLAB_HOST_DEVICE inline double residue_double(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __hiloint2double(0x43300000, int(x)) - 0x1p52;
+#else
+    return double(x);
+#endif
+}
+
+/// a + b and a b rounded once, never fused by the compiler into a neighbour (the error-free
+/// sums below need each rounding where it is written).
+GEMMLAB_HOST_DEVICE inline double add_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+GEMMLAB_HOST_DEVICE inline double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+/// C' from its residues in doubles: the reconstruction's fast path, about a fifth of
+/// crt_value's instructions. X / P = sum_l q_l / m_l, so C' / P is that sum's distance to the
+/// nearest integer. With 1/m_l in the three fractions of CrtConstants the first sum is exact and
+/// so is its integer part's removal, the second is exact, the third within 2^-126; C' = P times
+/// them is formed with error-free products and sums and rounded once, within 2^-94 |C'| of
+/// rounding C' itself once 2^-30 P <= |C'| <= (1/2 - 2^-30) P. Returns true with *out = C' there:
+/// with Rounded, only if *out is certainly C' correctly rounded (as crt_value gives it: the
+/// value farther than that 2^-94 |C'| from a rounding boundary); without, *out is C' (1 + d),
+/// |d| <= 2^-53 (1 + 2^-40) (float's results, rounded to float after). Otherwise false, and the
+/// caller runs crt_value. docs/precision.md ("The CRT in doubles") derives each bound.
+template <bool Rounded>
+GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
+                                               const CrtConstants& c, double* out) {
+    double s0 = 0, s1 = 0, s2 = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int l = 0; l < kMaxModuli; ++l)
+        if (l < c.count) {
+            const double x = residue_double(q[l]);
+            s0 = ::fma(x, c.fraction[0][l], s0);
+            s1 = ::fma(x, c.fraction[1][l], s1);
+            s2 = ::fma(x, c.fraction[2][l], s2);
+        }
+    if (s0 == 0) { // every q_l is 0 (each fraction[0] is positive): C' = 0
+        *out = 0;
+        return true;
+    }
+    const double hi = add_rn(s0, -::rint(s0)); // exact: both are multiples of 2^-48 below 2^5
+    // |s1 + s2| < 2^-36: away from 0 and from +-1/2 hi alone places C' / P.
+    if (!(::fabs(hi) >= 0x1p-29 && ::fabs(hi) <= 0.5 - 0x1p-29)) return false;
+    const double ph = c.product_double, pt = c.product_tail;
+    // (hi + s1 + s2)(ph + pt) = a + b + lo, with a and b's rounding errors exact.
+    const double a = mul_rn(hi, ph), a_error = ::fma(hi, ph, -a);
+    const double b = mul_rn(s1, ph), b_error = ::fma(s1, ph, -b);
+    const double lo = ::fma(hi, pt, ::fma(s2, ph, ::fma(s1, pt, add_rn(a_error, b_error))));
+    const double sum = add_rn(a, b), b_part = add_rn(sum, -a); // a + b = sum + sum_error
+    const double sum_error = add_rn(add_rn(a, -add_rn(sum, -b_part)), add_rn(b, -b_part));
+    const double low = add_rn(sum_error, lo);
+    const double r = add_rn(sum, low);
+    if (!Rounded) {
+        *out = r;
+        return true;
+    }
+    const double rest = add_rn(add_rn(sum, -r), low); // C' - r, up to the bounded errors
+    // Half the gap to the next double on rest's side (a quarter of r's ulp below a power of two).
+    const uint64_t rb = bits_of(r);
+    uint64_t half_bits = (rb & 0x7FF0000000000000ull) - (uint64_t(53) << 52);
+    if ((rb & 0x000FFFFFFFFFFFFFull) == 0 && (rest < 0) == (r > 0)) half_bits -= uint64_t(1) << 52;
+    double half;
+    memcpy(&half, &half_bits, sizeof half);
+    if (!(::fabs(rest) + ::fabs(r) * 0x1p-94 < half)) return false;
+    *out = r;
+    return true;
+}
+
+/// C' as the reconstruction takes it: crt_value_fast where it answers, else crt_value in L limbs
+/// (a branch that elements of small C', and with Rounded near ties, take).
+template <bool Rounded, int L = kLimbs>
+GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
+                                              const CrtConstants& c) {
+    double d = 0;
+    if (crt_value_fast<Rounded>(q, c, &d)) return {d, 0};
+    return crt_value<L>(q, c);
+}
+
+/// crt_rounded with crt_value_sized's limbs (the CPU tests: what each reconstruction kernel runs).
+template <bool Rounded>
+inline Scaled crt_rounded_sized(const uint32_t (&q)[kMaxModuli], const CrtConstants& c) {
+    double d = 0;
+    if (crt_value_fast<Rounded>(q, c, &d)) return {d, 0};
+    return crt_value_sized(q, c);
 }
 
 /// C' (as crt_value returns it) scaled back: C' 2^(-e_row - e_col), one rounding (a second

@@ -4,8 +4,9 @@
 //                plane (K-major int8, k padded to 16 with zeros) and the magnitude plane (the
 //                sampled chunks of k only), and each row's scale; blocks of 32 rows by a chunk
 //                of k;
-//   reconstruct  the CRT of the bytes, the scale back, alpha and beta; elements whose inputs
-//                break the precision promise are marked instead and their tiles listed;
+//   reconstruct  the CRT of the bytes (in doubles), the scale back, alpha and beta; elements
+//                whose inputs break the precision promise are marked instead and their tiles
+//                listed;
 //   native       the listed tiles recomputed with FMAs in double (32-long partial sums), only
 //                the marked elements written.
 // The arithmetic they share with the CPU test lives in crt.hpp.
@@ -232,10 +233,12 @@ struct NativeList {
 /// residue planes Q (ResidueLayout, planes `plane_bytes` apart); one block per 32 x 32 tile, a
 /// thread per word of Q: rows r, r + 8 by columns c, c + 1. W holds the magnitude GEMM's sums on
 /// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
-/// W instead. Count, the number of moduli, is a constant, and so are the CRT's weights: each
-/// product of the sum is a multiply-add with an immediate, not a load of the weight.
+/// W instead. C' is the CRT in doubles (crt_rounded), the integer CRT only for small C' and, for
+/// double, near ties (a float result is rounded to float after). Count, the number of moduli, is
+/// a constant, and so are the CRT's constants: immediates, not loads. (Two blocks per SM in the
+/// bounds: left free, ptxas held the float, 16-moduli form to 79 registers and spilled.)
 template <class T, int Count>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     reconstruct_kernel(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* __restrict__ C,
                        int64_t ldc, int bits, double tau, bool promise,
                        const uint8_t* __restrict__ Q, ResidueLayout layout,
@@ -271,7 +274,7 @@ __global__ void __launch_bounds__(kThreads)
             uint32_t q[kMaxModuli];
 #pragma unroll
             for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
-            const Scaled cv = crt_value<crt_limbs(Count)>(q, crt);
+            const Scaled cv = crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(q, crt);
             const double product = unscale(cv, row.exponent, col.exponent);
             T* out = C + i + j * ldc;
             *out = beta == T(0) ? T(double(alpha) * product)
