@@ -218,10 +218,10 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
             cudaMemsetAsync(b.sums, 0, size_t(s.ld) * size_t(s.n) * sizeof(int32_t), stream));
 
     GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
-    launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.k, g.alpha, g.beta, g.C,
-                          g.ldc, plan.bits,
-                          check_bound ? ozaki::truncation_allowance(kDouble, g.k) : INFINITY,
-                          options.fallback != EmulationFallback::None, b.residues, s.residues,
+    const ozaki::NativeRule rule = ozaki::native_rule(
+        plan.bits, g.k, check_bound ? ozaki::truncation_allowance(kDouble, g.k) : INFINITY);
+    launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.alpha, g.beta, g.C, g.ldc,
+                          rule, options.fallback != EmulationFallback::None, b.residues, s.residues,
                           b.sums, s.ld, b.scales_a, b.scales_b, b.native);
     const unsigned native_grid =
         unsigned(std::min<int64_t>(s.tiles, int64_t(current_device_caps().sm_count) * 4));

@@ -165,25 +165,38 @@ GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
 
 // ------------------------------------------------------------------ residues
 
-/// The symmetric residue of v mod M, |v| <= 2^62: |v| = p2 2^42 + p1 2^21 + p0 with 21-bit
-/// pieces (the same for every M), and p2 (2^42 mod M) + p1 (2^21 mod M) + p0 < 2^30 is reduced
-/// once. M is a constant, so the % is a multiply-high. Narrow: |v| < 2^32 is known (bits <= 31,
-/// float's usual plans), so its low word is reduced alone.
+/// The symmetric residue of v mod M, in [-floor(M/2), ceil(M/2) - 1] (int8 for every modulus),
+/// for |v| <= 2^62: ((v + floor(M/2)) mod M) - floor(M/2). v + 2^62 = u >= 0 is cut into 21-bit
+/// pieces, u = p2 2^42 + p1 2^21 + p0; each piece times its power of two mod M, plus the constant
+/// (floor(M/2) - 2^62) mod M, stays below 2^31 and is reduced once (M a constant: a
+/// multiply-high). Working on u and folding the offset into one constant spares the sign's two
+/// corrections. Narrow: |v| <= 2^30 is known (bits <= 30, float's usual plans), and u = v + 2^30
+/// is one word. M = 256: the low byte of v, as a signed byte.
 template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
-    const uint64_t mag = v < 0 ? uint64_t(-v) : uint64_t(v);
-    constexpr uint32_t kTwo21 = (uint32_t(1) << 21) % M;
-    constexpr uint32_t kTwo42 = uint32_t((uint64_t(1) << 42) % M);
-    constexpr uint32_t kPiece = (uint32_t(1) << 21) - 1;
-    const uint32_t p0 = uint32_t(mag) & kPiece, p1 = uint32_t(mag >> 21) & kPiece;
-    const uint32_t p2 = uint32_t(mag >> 42);
-    uint32_t r = Narrow ? uint32_t(mag) % M : (p2 * kTwo42 + p1 * kTwo21 + p0) % M;
-    if (v < 0 && r != 0) r = M - r;
-    return r > (M - 1) / 2 ? int32_t(r) - int32_t(M) : int32_t(r);
+    constexpr uint32_t kHalf = M / 2;
+    if constexpr (M == 256) {
+        return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
+    } else if constexpr (Narrow) {
+        constexpr uint32_t kShift = uint32_t((uint64_t(1) << 30) % M);
+        constexpr uint32_t kOffset = (kHalf + M - kShift) % M;
+        const uint32_t u = uint32_t(v + (int64_t(1) << 30));
+        return int32_t((u + kOffset) % M) - int32_t(kHalf);
+    } else {
+        constexpr uint32_t kShift = uint32_t((uint64_t(1) << 62) % M);
+        constexpr uint32_t kOffset = (kHalf + M - kShift) % M;
+        constexpr uint32_t kTwo21 = (uint32_t(1) << 21) % M;
+        constexpr uint32_t kTwo42 = uint32_t((uint64_t(1) << 42) % M);
+        constexpr uint32_t kPiece = (uint32_t(1) << 21) - 1;
+        const uint64_t u = uint64_t(v) + (uint64_t(1) << 62);
+        const uint32_t p0 = uint32_t(u) & kPiece, p1 = uint32_t(u >> 21) & kPiece;
+        const uint32_t p2 = uint32_t(u >> 42);
+        return int32_t((p2 * kTwo42 + p1 * kTwo21 + p0 + kOffset) % M) - int32_t(kHalf);
+    }
 }
 
 /// Whether a plan's scaled integers fit residue's narrow form.
-constexpr bool narrow_bits(int bits) { return bits <= 31; }
+constexpr bool narrow_bits(int bits) { return bits <= 30; }
 
 /// residue<modulus(l)>(v) for a run-time l (the CPU test; the kernels unroll over l).
 template <bool Narrow = false, int L = 0>
@@ -382,12 +395,17 @@ struct CrtConstants {
     uint32_t inverse[kMaxModuli];
     double product_double;
     double product_inverse; ///< 1 / P, rounded: the quotient estimate multiplies by it
-    /// 1/m_l = fraction[0][l] + fraction[1][l] + fraction[2][l] + (below 2^-143): the first a
-    /// multiple of 2^-48, the second of 2^-89 (|.| <= 2^-49), the third rounded (|.| <= 2^-90).
-    /// Their sums over q_l are exact in doubles, the third's nearly so (crt_value_fast).
-    double fraction[3][kMaxModuli];
-    /// P = product_double + product_tail, the tail rounded (|P - both| <= 2^-105 P).
+    /// P = product_double + product_tail, the tail rounded (|P - both| <= 2^-102 P).
     double product_tail;
+};
+
+/// 1/m_l = part[0][l] + part[1][l] + part[2][l] + (below 2^-143) for every modulus: the first a
+/// multiple of 2^-48, the second of 2^-89 (|.| <= 2^-49), the third rounded (|.| <= 2^-90).
+/// Their sums over q_l are exact in doubles, the third's nearly so (crt_value_fast). The same for
+/// every count: the kernels read them from constant memory, where a double FMA takes them as an
+/// operand (as immediates, each needed two uniform moves).
+struct CrtFractions {
+    double part[3][kMaxModuli];
 };
 
 /// y with (a * y) mod m == 1, by trial (m <= 256).
@@ -433,16 +451,6 @@ constexpr CrtConstants make_crt_constants(int count) {
     const Wide head = wide_of_double(c.product_double);
     c.product_tail = less(head, c.product) ? horner_double(sub(c.product, head))
                                            : -horner_double(sub(head, c.product));
-    for (int l = 0; l < kMaxModuli; ++l) {
-        // 1/m = H0 2^-48 + N0 / (m 2^48), |N0| <= m/2; N0 / (m 2^48) = H1 2^-89 + N1 / (m 2^89).
-        const int64_t m = modulus(l), h0 = rounded_quotient(int64_t(1) << 48, m);
-        const int64_t n0 = (int64_t(1) << 48) - h0 * m;
-        const int64_t h1 = rounded_quotient(n0 * (int64_t(1) << 41), m);
-        const int64_t n1 = n0 * (int64_t(1) << 41) - h1 * m;
-        c.fraction[0][l] = double(h0) * 0x1p-48;
-        c.fraction[1][l] = double(h1) * 0x1p-89;
-        c.fraction[2][l] = double(n1) / (double(m) * 0x1p89);
-    }
     for (int l = 0; l < count; ++l) {
         uint32_t rem = 0;
         c.weight[l] = div_small(c.product, modulus(l), &rem);
@@ -466,6 +474,23 @@ constexpr CrtTable make_crt_table() {
     for (int c = 0; c <= kMaxModuli; ++c) t.of[c] = make_crt_constants(c);
     return t;
 }
+
+constexpr CrtFractions make_crt_fractions() {
+    CrtFractions f{};
+    for (int l = 0; l < kMaxModuli; ++l) {
+        // 1/m = H0 2^-48 + N0 / (m 2^48), |N0| <= m/2; N0 / (m 2^48) = H1 2^-89 + N1 / (m 2^89).
+        const int64_t m = modulus(l), h0 = rounded_quotient(int64_t(1) << 48, m);
+        const int64_t n0 = (int64_t(1) << 48) - h0 * m;
+        const int64_t h1 = rounded_quotient(n0 * (int64_t(1) << 41), m);
+        const int64_t n1 = n0 * (int64_t(1) << 41) - h1 * m;
+        f.part[0][l] = double(h0) * 0x1p-48;
+        f.part[1][l] = double(h1) * 0x1p-89;
+        f.part[2][l] = double(n1) / (double(m) * 0x1p89);
+    }
+    return f;
+}
+/// The host's copy (the CPU tests); the kernels' is kCrtFractions (kernels.cuh).
+inline constexpr CrtFractions kCrtFractionsHost = make_crt_fractions();
 
 /// The 32-bit limbs that hold (count + 1) P: every integer crt_value meets for `count` moduli
 /// (X < count P, and t P for an estimate t <= count), and at least the three to_double reads.
@@ -569,7 +594,7 @@ GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
 
 /// C' from its residues in doubles: the reconstruction's fast path, about a fifth of
 /// crt_value's instructions. X / P = sum_l q_l / m_l, so C' / P is that sum's distance to the
-/// nearest integer. With 1/m_l in the three fractions of CrtConstants the first sum is exact and
+/// nearest integer. With 1/m_l in the three parts of CrtFractions the first sum is exact and
 /// so is its integer part's removal, the second is exact, the third within 2^-126; C' = P times
 /// them is formed with error-free products and sums and rounded once, within 2^-94 |C'| of
 /// rounding C' itself once 2^-30 P <= |C'| <= (1/2 - 2^-30) P. Returns true with *out = C' there:
@@ -579,17 +604,18 @@ GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
 /// caller runs crt_value. docs/precision.md ("The CRT in doubles") derives each bound.
 template <bool Rounded>
 GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
-                                               const CrtConstants& c, double* out) {
+                                               const CrtConstants& c, const CrtFractions& f,
+                                               double* out) {
     double s0 = 0, s1 = 0, s2 = 0;
     GEMMLAB_OZAKI_UNROLL
     for (int l = 0; l < kMaxModuli; ++l)
         if (l < c.count) {
             const double x = residue_double(q[l]);
-            s0 = ::fma(x, c.fraction[0][l], s0);
-            s1 = ::fma(x, c.fraction[1][l], s1);
-            s2 = ::fma(x, c.fraction[2][l], s2);
+            s0 = ::fma(x, f.part[0][l], s0);
+            s1 = ::fma(x, f.part[1][l], s1);
+            s2 = ::fma(x, f.part[2][l], s2);
         }
-    if (s0 == 0) { // every q_l is 0 (each fraction[0] is positive): C' = 0
+    if (s0 == 0) { // every q_l is 0 (each part[0] is positive): C' = 0
         *out = 0;
         return true;
     }
@@ -625,9 +651,9 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
 /// (a branch that elements of small C', and with Rounded near ties, take).
 template <bool Rounded, int L = kLimbs>
 GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
-                                              const CrtConstants& c) {
+                                              const CrtConstants& c, const CrtFractions& f) {
     double d = 0;
-    if (crt_value_fast<Rounded>(q, c, &d)) return {d, 0};
+    if (crt_value_fast<Rounded>(q, c, f, &d)) return {d, 0};
     return crt_value<L>(q, c);
 }
 
@@ -635,7 +661,7 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
 template <bool Rounded>
 inline Scaled crt_rounded_sized(const uint32_t (&q)[kMaxModuli], const CrtConstants& c) {
     double d = 0;
-    if (crt_value_fast<Rounded>(q, c, &d)) return {d, 0};
+    if (crt_value_fast<Rounded>(q, c, kCrtFractionsHost, &d)) return {d, 0};
     return crt_value_sized(q, c);
 }
 
@@ -670,20 +696,29 @@ inline double truncation_allowance(bool is_double, int64_t k) {
 /// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
 /// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
 /// tau = infinity asks only the Inf/NaN question (a caller's own modulus count: no W then).
+/// needs_native's constants for one call, made once on the host.
+struct NativeRule {
+    double tau_lower; ///< tau 2^(2 (bits - 7)): times magnitude_sum, tau times the lower bound
+    double growth;    ///< 1 + k 2^-52
+    double quarter_k; ///< k / 4
+};
+inline NativeRule native_rule(int bits, int64_t k, double tau) {
+    // 2^(2 (bits - 7)) scales tau exactly, so tau_lower * sum rounds as tau * (sum 2^...) would.
+    return {tau == INFINITY ? INFINITY : times_pow2(tau, 2 * (bits - kMagnitudeBits)),
+            1.0 + double(k) * 0x1p-52, 0.25 * double(k)};
+}
 GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& b,
-                                             int32_t magnitude_sum, int bits, int64_t k,
-                                             double tau) {
+                                             int32_t magnitude_sum, const NativeRule& rule) {
     if ((a.flags | b.flags) & kNonfinite) return true;
-    if (tau == INFINITY) return false;
+    if (rule.tau_lower == INFINITY) return false;
     const bool ia = (a.flags & kInexact) != 0, ib = (b.flags & kInexact) != 0;
     double e = 0;
     if (ia) e += 0.5 * b.norm;
     if (ib) e += 0.5 * a.norm;
-    if (ia && ib) e += 0.25 * double(k);
-    if (e == 0) return false;       // exact: C' is the product itself
-    e *= 1.0 + double(k) * 0x1p-52; // the norms are rounded sums of k nonnegative terms
-    const double lower = times_pow2(double(magnitude_sum), 2 * (bits - kMagnitudeBits));
-    return e > tau * lower;
+    if (ia && ib) e += rule.quarter_k;
+    if (e == 0) return false; // exact: C' is the product itself
+    e *= rule.growth;         // the norms are rounded sums of k nonnegative terms
+    return e > rule.tau_lower * double(magnitude_sum);
 }
 
 } // namespace gemmlab::detail::ozaki

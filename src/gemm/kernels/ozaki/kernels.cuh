@@ -19,8 +19,10 @@
 
 namespace gemmlab::detail::ozaki {
 
-/// The CRT constants of every modulus count, for the reconstruction (read uniformly by a warp).
+/// The CRT constants of every modulus count (the GEMM epilogue's inverses, read uniformly by a
+/// warp), and 1/m_l in three parts for the reconstruction's CRT in doubles (operands of its FMAs).
 __constant__ CrtTable kCrtTable = make_crt_table();
+__constant__ CrtFractions kCrtFractions = make_crt_fractions();
 
 inline constexpr int kThreads = 256;
 /// The split pass's tile: kSplitRows rows x kSplitK values of k through shared memory, each
@@ -144,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 /// where `sample` holds the chunk the magnitude digit into planes[count] (rows x sample.k,
 /// K-major); the chunk's part of the row's scaled 1-norm into
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
-/// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 31.
+/// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 30.
 template <class T, bool Narrow>
 __global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1)
     split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
@@ -239,8 +241,8 @@ struct NativeList {
 /// bounds: left free, ptxas held the float, 16-moduli form to 79 registers and spilled.)
 template <class T, int Count>
 __global__ void __launch_bounds__(kThreads, 2)
-    reconstruct_kernel(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* __restrict__ C,
-                       int64_t ldc, int bits, double tau, bool promise,
+    reconstruct_kernel(int64_t m, int64_t n, T alpha, T beta, T* __restrict__ C, int64_t ldc,
+                       NativeRule rule, bool promise,
                        const uint8_t* __restrict__ Q, ResidueLayout layout,
                        int32_t* __restrict__ W, int64_t ld, const RowScale* __restrict__ row_scales,
                        const RowScale* __restrict__ col_scales, NativeList native) {
@@ -266,7 +268,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             if (i >= m || j >= n) continue;
             const RowScale row = row_scales[i], col = col_scales[j];
             int32_t* w = W + i + j * ld;
-            if (promise && needs_native(row, col, *w, bits, k, tau)) {
+            if (promise && needs_native(row, col, *w, rule)) {
                 *w = kNativeMark;
                 marked = true;
                 continue;
@@ -274,7 +276,8 @@ __global__ void __launch_bounds__(kThreads, 2)
             uint32_t q[kMaxModuli];
 #pragma unroll
             for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
-            const Scaled cv = crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(q, crt);
+            const Scaled cv =
+                crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(q, crt, kCrtFractions);
             const double product = unscale(cv, row.exponent, col.exponent);
             T* out = C + i + j * ldc;
             *out = beta == T(0) ? T(double(alpha) * product)
