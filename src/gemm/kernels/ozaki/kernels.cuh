@@ -62,17 +62,12 @@ struct SplitTileLoads {
     __device__ __forceinline__ static int k_of(int j, bool k_major) {
         return k_major ? int(threadIdx.x) % kSplitK : int(threadIdx.x) / kSplitRows + 8 * j;
     }
-    /// Value j lies `step` elements past value 0 times j (4 rows apart when k_major, else 8
-    /// values of k apart), so one address is formed and the rest are offsets from it.
     __device__ __forceinline__ void fetch(const T* X, int64_t ld, bool k_major, int64_t rows,
                                           int64_t k, int64_t r0, int64_t p0) {
-        const int64_t r = r0 + row_of(0, k_major), p = p0 + k_of(0, k_major);
-        const T* first = k_major ? X + p + r * ld : X + r + p * ld;
-        const int64_t step = k_major ? 4 * ld : 8 * ld;
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
-            const bool inside = k_major ? (p < k && r + 4 * j < rows) : (r < rows && p + 8 * j < k);
-            v[j] = inside ? first[j * step] : T(0);
+            const int64_t gr = r0 + row_of(j, k_major), gp = p0 + k_of(j, k_major);
+            v[j] = gr < rows && gp < k ? (k_major ? X[gp + gr * ld] : X[gr + gp * ld]) : T(0);
         }
     }
     __device__ __forceinline__ void put(double (&tile)[kSplitRows][kSplitK + 1], bool k_major) const {
