@@ -15,7 +15,7 @@
 //                       epilogue writes (y_l C'_l) mod m_l, one byte per element
 //                       (ozaki/residue_gemm.cuh)
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
-//                       over a sample of at most 2048 values spread over k: a lower bound of
+//                       over a sample of at most 4096 values spread over k: a lower bound of
 //                       sum |A||B|
 //   reconstruct         exact CRT in as many 32-bit limbs as the count needs (crt_limbs: 96
 //                       bits for float's, 160 for double's 16), scale back, alpha/beta; where

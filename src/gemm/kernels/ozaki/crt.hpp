@@ -56,9 +56,9 @@ inline constexpr int kMagnitudeBits = 7;
 /// at most kMagnitudeBlocks, side by side in a plane `k` wide. Any subset of the nonnegative
 /// products still gives a lower bound of sum |A||B|, and for inputs of one magnitude the check
 /// passes with a margin of about the sample's length times 2^(bits - p) (p: the type's
-/// significand bits), so 2048 values spread over k cost a fraction of a full GEMM and keep the
+/// significand bits), so 4096 values spread over k cost a fraction of a full GEMM and keep the
 /// promise (docs/precision.md).
-inline constexpr int64_t kMagnitudeBlock = 512, kMagnitudeBlocks = 4;
+inline constexpr int64_t kMagnitudeBlock = 512, kMagnitudeBlocks = 8;
 static_assert(kMagnitudeBlocks * kMagnitudeBlock * 127 * 127 < (int64_t(1) << 31),
               "the magnitude GEMM's int32 sums must be exact");
 struct MagnitudeSample {
@@ -70,7 +70,7 @@ struct MagnitudeSample {
         return p / kMagnitudeBlock / stride * kMagnitudeBlock + p % kMagnitudeBlock;
     }
 };
-/// The sample of kp values of k (kp a multiple of 16): all of them up to 2048.
+/// The sample of kp values of k (kp a multiple of 16): all of them up to 4096.
 inline MagnitudeSample magnitude_sample(int64_t kp) {
     const int64_t blocks = (kp + kMagnitudeBlock - 1) / kMagnitudeBlock;
     const int64_t stride = (blocks + kMagnitudeBlocks - 1) / kMagnitudeBlocks;
