@@ -17,8 +17,9 @@
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
 //                       over a sample of at most 4096 values spread over k: a lower bound of
 //                       sum |A||B|
-//   reconstruct         exact CRT in as many 32-bit limbs as the count needs (crt_limbs: 96
-//                       bits for float's, 160 for double's 16), scale back, alpha/beta; where
+//   reconstruct         the CRT in doubles (crt_value_fast: 1/m_l in three parts, error-free
+//                       products), the exact one in as many 32-bit limbs as the count needs
+//                       (crt_limbs) for small C' and near ties, scale back, alpha/beta; where
 //                       the inputs break the precision promise (Inf/NaN, or an exponent spread
 //                       that the scaling's error cannot afford against the lower bound) mark
 //                       the element instead
