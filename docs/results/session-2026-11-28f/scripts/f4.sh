@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Session 2026-11-28f, call 4: f4 = f2 with the magnitude GEMM over at most 2048 values of k, the
+# whole build tree (scripts/pack-device-build.sh). Every ctest and `gemmlab verify`
+# (scripts/gpu-check.sh tests verify), then its ozaki step (bench beside DGEMM / SGEMM, the
+# accuracy table), then every rung-31 kernel's time under ncu (float 8192^3, double 4096^3).
+set -u
+export PATH=$PATH:/usr/local/cuda/bin
+t0=$SECONDS
+rm -rf build/device && mkdir -p build/device && tar xzf build/carry.tgz -C build/device
+echo "$(nvidia-smi --query-gpu=name,power.limit,driver_version --format=csv,noheader); $(date -u); f4=$(head -1 build/device/COMMIT)"
+CTEST_JOBS=4 timeout 420 scripts/gpu-check.sh $OUT/gc tests verify ozaki > $OUT/gpu-check.out 2>&1; echo "gpu-check exit $? at $((SECONDS-t0)) s"
+tail -8 $OUT/gpu-check.out | cut -c1-1500
+mkdir -p $OUT/ncu; for c in "f32 8192" "f64 4096"; do set -- $c
+  timeout 60 ncu --clock-control none --metrics gpu__time_duration.sum --csv -k 'regex:split_kernel|row_range|row_scale|warp_specialized|reconstruct|native_kernel' build/device/gemmlab bench --kernels int8_emulation --dtype $1 --sizes $2 --reps 1 --min-time 0 --seed 5 > $OUT/ncu/ncu-$1-$2.csv 2>&1
+done; echo "split: $(python3 docs/results/session-2026-11-28f/scripts/ncu-split.py $OUT/ncu 2>&1 | tr '\n' ' ') at $((SECONDS-t0)) s"
+tar -C $OUT -czf $OUT/logs.tgz $(cd $OUT && ls) 2>/dev/null && (cd $OUT && ls | grep -v logs.tgz | xargs rm -rf)
+echo "total $((SECONDS-t0)) s"
