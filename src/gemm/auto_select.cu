@@ -840,11 +840,13 @@ constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 /// GEMM kInt8GemmShare of the DGEMM (the magnitude GEMM's share cut to the fraction of k it
 /// samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k)
 /// of the DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per
-/// element of C. Taken where that sum is at most kEmulationShare (8192^3: 0.91, measured
-/// 1.16x-1.18x cuBLAS), k is at least kEmulationMinK (below it, the median error on wide-range inputs
-/// measured up to 2.6x DGEMM's: docs/precision.md) and the workspace fits in what the pool
-/// keeps (workspace.hpp).
-constexpr double kInt8GemmShare = 0.042, kSplitShare = 490, kReconstructShare = 764;
+/// element of C; and what the call takes beyond its kernels (launches, the gaps between them:
+/// bench less ncu's sum at 4096^3), kFixedShare / (m n k). Taken where that sum is at most
+/// kEmulationShare (4096^3: 1.04, measured 0.955x; 8192^3: 0.81, measured 1.27x), k is at least
+/// kEmulationMinK (below it, the median error on wide-range inputs measured up to 2.6x DGEMM's:
+/// docs/precision.md) and the workspace fits in what the pool keeps (workspace.hpp).
+constexpr double kInt8GemmShare = 0.040, kSplitShare = 355, kReconstructShare = 412;
+constexpr double kFixedShare = 6.1e9;
 constexpr double kEmulationShare = 0.95;
 constexpr int64_t kEmulationMinK = 4096;
 
@@ -865,7 +867,7 @@ bool emulation_admitted(const Problem& p, const DeviceCaps& caps) {
 /// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes alone, and in all.
 double emulation_passes_share(const Problem& p) {
     const double m = double(p.m), n = double(p.n), k = double(p.k);
-    return kSplitShare * (m + n) / (m * n) + kReconstructShare / k;
+    return kSplitShare * (m + n) / (m * n) + kReconstructShare / k + kFixedShare / (m * n * k);
 }
 double emulation_share(const Problem& p) {
     // + the magnitude GEMM, over at most kMagnitudeBlocks blocks of k
