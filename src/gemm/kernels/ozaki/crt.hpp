@@ -592,8 +592,8 @@ GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
     return b;
 }
 
-/// C' from its residues in doubles: the reconstruction's fast path, about a fifth of
-/// crt_value's instructions. X / P = sum_l q_l / m_l, so C' / P is that sum's distance to the
+/// C' from its residues in doubles: the reconstruction's fast path, a fraction of crt_value's
+/// instructions (ncu: the whole pass fell from about 550 to 300 per element at 16 moduli). X / P = sum_l q_l / m_l, so C' / P is that sum's distance to the
 /// nearest integer. With 1/m_l in the three parts of CrtFractions the first sum is exact and
 /// so is its integer part's removal, the second is exact, the third within 2^-126; C' = P times
 /// them is formed with error-free products and sums and rounded once, within 2^-94 |C'| of
