@@ -877,10 +877,7 @@ double emulation_share(const Problem& p) {
 }
 
 bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
-    if (p.type != DataType::F64 || p.batch.count != 1 || !caps.sm90a || p.k < kEmulationMinK)
-        return false;
-    if (emulation_passes_share(p) > kEmulationShare) return false; // most calls: no moduli counted
-    return emulation_share(p) <= kEmulationShare && emulation_admitted(p, caps);
+    return emulation_admitted(p, caps) && emulation_share(p) <= kEmulationShare;
 }
 
 /// The tune table's pick of rung 31 for `p`'s class (`gemmlab tune` timed it faster there); the
