@@ -402,8 +402,8 @@ struct CrtConstants {
 /// 1/m_l = part[0][l] + part[1][l] + part[2][l] + (below 2^-143) for every modulus: the first a
 /// multiple of 2^-48, the second of 2^-89 (|.| <= 2^-49), the third rounded (|.| <= 2^-90).
 /// Their sums over q_l are exact in doubles, the third's nearly so (crt_value_fast). The same for
-/// every count: the kernels read them from constant memory, where a double FMA takes them as an
-/// operand (as immediates, each needed two uniform moves).
+/// every count: the kernels read them from constant memory, one uniform load each (as
+/// immediates each needed two uniform moves).
 struct CrtFractions {
     double part[3][kMaxModuli];
 };

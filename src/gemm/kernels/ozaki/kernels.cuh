@@ -237,8 +237,9 @@ struct NativeList {
 /// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
 /// W instead. C' is the CRT in doubles (crt_rounded), the integer CRT only for small C' and, for
 /// double, near ties (a float result is rounded to float after). Count, the number of moduli, is
-/// a constant, and so are the CRT's constants: immediates, not loads. (Two blocks per SM in the
-/// bounds: left free, ptxas held the float, 16-moduli form to 79 registers and spilled.)
+/// a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l come from
+/// constant memory (kCrtFractions). (Two blocks per SM in the bounds: left free, ptxas held the
+/// float, 16-moduli form to 79 registers and spilled.)
 template <class T, int Count>
 __global__ void __launch_bounds__(kThreads, 2)
     reconstruct_kernel(int64_t m, int64_t n, T alpha, T beta, T* __restrict__ C, int64_t ldc,
