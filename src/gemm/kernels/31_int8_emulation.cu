@@ -3,7 +3,7 @@
 // Idea: Hopper's INT8 wgmma (rung 30) sums exactly in int32 at ~30x the FP64 rate. Scale each
 // row of op(A) and column of op(B) by a power of two so that its largest element has `bits`
 // bits (a' = rint(a 2^e), |a'| <= 2^bits), and C' = A'B' is an integer product. Take residues
-// of A' and B' modulo N pairwise-coprime moduli <= 256 (int8 in the symmetric range): one exact
+// of A' and B' modulo N pairwise-coprime moduli <= 256 (each residue an int8): one exact
 // INT8 GEMM per modulus gives C' mod m_l, and the Chinese remainder theorem gives C' itself
 // once P = m_1 ... m_N > 2 k 2^(2 bits). Then C = alpha 2^(-e_i - f_j) C' + beta C.
 // Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented emulation of floating-point matrix

@@ -1,7 +1,7 @@
 #pragma once
 // The integer arithmetic of rung 31 (31_int8_emulation.cu), as plain functions that its kernels
 // (ozaki/kernels.cuh) and the CPU test (tests/test_ozaki.cpp) share: the moduli, how many of them
-// a call needs and how many bits that leaves its scaled operands, the symmetric residues, and
+// a call needs and how many bits that leaves its scaled operands, the operands' residues, and
 // the Chinese-remainder reconstruction, in doubles where they can promise its rounding and in
 // exact 160-bit integers elsewhere. docs/precision.md ("Rung 31") derives every rule used here.
 
@@ -21,8 +21,7 @@
 namespace gemmlab::detail::ozaki {
 
 /// The most moduli a call uses, and the moduli themselves: pairwise coprime, at most 256, the
-/// largest first (each adds log2(m) bits to the product P). Residues fit int8 in the symmetric
-/// range: [-128, 127] for 256, [-(m-1)/2, (m-1)/2] for the odd ones.
+/// largest first (each adds log2(m) bits to the product P). Residues fit int8 (see residue).
 inline constexpr int kMaxModuli = 20;
 GEMMLAB_HOST_DEVICE constexpr uint32_t modulus(int l) {
     constexpr uint32_t m[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
@@ -165,49 +164,6 @@ GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
 
 // ------------------------------------------------------------------ residues
 
-/// The symmetric residue of v mod M, in [-floor(M/2), ceil(M/2) - 1] (int8 for every modulus),
-/// for |v| <= 2^62: ((v + floor(M/2)) mod M) - floor(M/2). v + 2^62 = u >= 0 is cut into 21-bit
-/// pieces, u = p2 2^42 + p1 2^21 + p0; each piece times its power of two mod M, plus the constant
-/// (floor(M/2) - 2^62) mod M, stays below 2^31 and is reduced once (M a constant: a
-/// multiply-high). Working on u and folding the offset into one constant spares the sign's two
-/// corrections. Narrow: |v| <= 2^30 is known (bits <= 30, float's usual plans), and u = v + 2^30
-/// is one word. M = 256: the low byte of v, as a signed byte.
-template <uint32_t M, bool Narrow = false>
-GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
-    constexpr uint32_t kHalf = M / 2;
-    if constexpr (M == 256) {
-        return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
-    } else if constexpr (Narrow) {
-        constexpr uint32_t kShift = uint32_t((uint64_t(1) << 30) % M);
-        constexpr uint32_t kOffset = (kHalf + M - kShift) % M;
-        const uint32_t u = uint32_t(v + (int64_t(1) << 30));
-        return int32_t((u + kOffset) % M) - int32_t(kHalf);
-    } else {
-        constexpr uint32_t kShift = uint32_t((uint64_t(1) << 62) % M);
-        constexpr uint32_t kOffset = (kHalf + M - kShift) % M;
-        constexpr uint32_t kTwo21 = (uint32_t(1) << 21) % M;
-        constexpr uint32_t kTwo42 = uint32_t((uint64_t(1) << 42) % M);
-        constexpr uint32_t kPiece = (uint32_t(1) << 21) - 1;
-        const uint64_t u = uint64_t(v) + (uint64_t(1) << 62);
-        const uint32_t p0 = uint32_t(u) & kPiece, p1 = uint32_t(u >> 21) & kPiece;
-        const uint32_t p2 = uint32_t(u >> 42);
-        return int32_t((p2 * kTwo42 + p1 * kTwo21 + p0 + kOffset) % M) - int32_t(kHalf);
-    }
-}
-
-/// Whether a plan's scaled integers fit residue's narrow form.
-constexpr bool narrow_bits(int bits) { return bits <= 30; }
-
-/// residue<modulus(l)>(v) for a run-time l (the CPU test; the kernels unroll over l).
-template <bool Narrow = false, int L = 0>
-inline int32_t residue_at(int l, int64_t v) {
-    if constexpr (L < kMaxModuli) {
-        if (l == L) return residue<modulus(L), Narrow>(v);
-        return residue_at<Narrow, L + 1>(l, v);
-    }
-    return 0;
-}
-
 /// A modulus known only at run time (the INT8 GEMM's epilogue: one launch for every modulus, the
 /// batch index naming it) with what scaled_residue_of needs to divide by it with multiply-highs.
 struct RuntimeModulus {
@@ -230,6 +186,65 @@ GEMMLAB_HOST_DEVICE inline uint32_t reduce24(uint32_t x, const RuntimeModulus& d
     const uint32_t q = uint32_t((uint64_t(x) * d.magic) >> 32);
 #endif
     return x - q * d.m;
+}
+
+/// The split's residue of v mod M: r = ((v + 128) mod M) - 128, in [-128, M - 129] (int8 for
+/// every modulus; not the symmetric one, but any representative that fits int8 gives the same
+/// sums mod M, and |r| <= 128 keeps kMaxChunkK's bound). For M = 256 it is v's low byte. For
+/// the others u = v + 2^62 >= 0 (2^30 when Narrow: |v| <= 2^30, bits <= 30) is taken as bytes
+/// u_0 .. u_7, and sum_i u_i (2^(8i) mod M) + ((128 - 2^62) mod M) < 2^20 is congruent to
+/// v + 128: the split kernel forms those sums with u8 tensor-core products (kernels.cuh), so
+/// only reduce24 and the byte packing remain per modulus. This is the same arithmetic, one
+/// value at a time.
+template <uint32_t M, bool Narrow>
+struct ByteWeights {
+    static constexpr uint32_t weight(int i) {
+        uint32_t w = 1;
+        for (int j = 0; j < i; ++j) w = w * 256 % M;
+        return w;
+    }
+    /// 2^(8i) mod M for bytes 0-3 (low) and 4-7 (high), packed one per byte.
+    static constexpr uint32_t low = weight(0) | weight(1) << 8 | weight(2) << 16 | weight(3) << 24;
+    static constexpr uint32_t high = weight(4) | weight(5) << 8 | weight(6) << 16 | weight(7) << 24;
+    /// (128 - the offset of u) mod M.
+    static constexpr uint32_t offset =
+        (128 + M - uint32_t((uint64_t(1) << (Narrow ? 30 : 62)) % M)) % M;
+    /// u's two words.
+    GEMMLAB_HOST_DEVICE static uint32_t low_word(int64_t v) {
+        return Narrow ? uint32_t(v + (int64_t(1) << 30)) : uint32_t(uint64_t(v) + (uint64_t(1) << 62));
+    }
+    GEMMLAB_HOST_DEVICE static uint32_t high_word(int64_t v) {
+        return Narrow ? 0u : uint32_t((uint64_t(v) + (uint64_t(1) << 62)) >> 32);
+    }
+};
+
+template <uint32_t M, bool Narrow = false>
+GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
+    if constexpr (M == 256) {
+        return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
+    } else {
+        using W = ByteWeights<M, Narrow>;
+        const uint32_t words[2] = {W::low_word(v), W::high_word(v)};
+        const uint32_t weights[2] = {W::low, W::high};
+        uint32_t sum = W::offset;
+        for (int w = 0; w < 2; ++w)
+            for (int i = 0; i < 4; ++i)
+                sum += (words[w] >> (8 * i) & 0xFF) * (weights[w] >> (8 * i) & 0xFF);
+        return int32_t(reduce24(sum, runtime_modulus(M))) - 128;
+    }
+}
+
+/// Whether a plan's scaled integers fit residue's narrow form.
+constexpr bool narrow_bits(int bits) { return bits <= 30; }
+
+/// residue<modulus(l)>(v) for a run-time l (the CPU test; the kernels unroll over l).
+template <bool Narrow = false, int L = 0>
+inline int32_t residue_at(int l, int64_t v) {
+    if constexpr (L < kMaxModuli) {
+        if (l == L) return residue<modulus(L), Narrow>(v);
+        return residue_at<Narrow, L + 1>(l, v);
+    }
+    return 0;
 }
 
 /// (y w) mod m in [0, m) for an int32 w (one INT8 GEMM's sum) and y < m: u = w + 2^31 is unsigned, u = H 2^16 + L reduces to

@@ -104,6 +104,65 @@ static_assert(kSplitChunk == kMagnitudeBlock, "a split block writes one sampled 
 /// 64 with spills.
 inline constexpr int kSplitBlocksPerSm = 3;
 
+/// Calls f(std::integral_constant<int, L>) for L = 1, 3, 5, ... below count: the pairs of
+/// moduli (L, L + 1) of residue_pair; L + 1 may be count, whose residues are then not stored.
+template <int L = 1, class F>
+__device__ __forceinline__ void for_each_modulus_pair(int count, F&& f) {
+    if constexpr (L < kMaxModuli) {
+        if (L < count) {
+            f(std::integral_constant<int, L>{});
+            for_each_modulus_pair<L + 2>(count, f);
+        }
+    }
+}
+
+/// The residues (crt.hpp, residue) of a thread's eight values a[0..7] modulo moduli L and L + 1,
+/// packed one byte per value in order: packed[0] for L, packed[1] for L + 1. The byte sums
+/// sum_i u_i (2^(8i) mod M) + offset come from four u8 products mma.m16n8k32 of the warp. A's
+/// row g (lanes 4g .. 4g + 3) holds one value of each of those lanes: lane t's u in bytes
+/// [4t, 4t + 4) (low word) and [4t + 16, 4t + 20) (high word). B's column c holds the weights
+/// of lane c / 2's bytes, of modulus L when c is even and L + 1 when odd, zeros elsewhere; C
+/// holds the offsets. So each lane gets back its own value's sums for both moduli (D's row g,
+/// columns 2t and 2t + 1; row g + 8 for its second value), with no shuffles. What is left per
+/// value and modulus is reduce24 and the packing: half the integer multiplies of the 21-bit
+/// pieces before (whose fma-heavy pipe ncu found 60% busy, `g1`).
+template <int L, bool Narrow>
+__device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint32_t (&packed)[2][2]) {
+    constexpr uint32_t MA = modulus(L), MB = modulus(L + 1 < kMaxModuli ? L + 1 : L);
+    using WA = ByteWeights<MA, Narrow>;
+    using WB = ByteWeights<MB, Narrow>;
+    const int lane = int(threadIdx.x % 32);
+    const bool weighs = (lane & 3) == (lane >> 3); // B's column lane / 4 is lane % 4's
+    const bool odd = (lane >> 2) & 1;              // an odd column: modulus L + 1
+    const uint32_t b0 = weighs ? (odd ? WB::low : WA::low) : 0u;
+    const uint32_t b1 = weighs ? (odd ? WB::high : WA::high) : 0u;
+    uint32_t r[2][8];
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        const int64_t x = a[2 * s], y = a[2 * s + 1];
+        uint32_t d0, d1, d2, d3;
+        asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, "
+            "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+            : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+            : "r"(WA::low_word(x)), "r"(WA::low_word(y)), "r"(WA::high_word(x)),
+              "r"(WA::high_word(y)), "r"(b0), "r"(b1), "r"(WA::offset), "r"(WB::offset),
+              "r"(WA::offset), "r"(WB::offset));
+        r[0][2 * s] = reduce24(d0, runtime_modulus(MA));
+        r[1][2 * s] = reduce24(d1, runtime_modulus(MB));
+        r[0][2 * s + 1] = reduce24(d2, runtime_modulus(MA));
+        r[1][2 * s + 1] = reduce24(d3, runtime_modulus(MB));
+    }
+    // The byte of r - 128 is r ^ 0x80 (r < 256).
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const uint32_t* v = r[j] + 4 * h;
+            packed[j][h] = __byte_perm(__byte_perm(v[0], v[1], 0x0040),
+                                       __byte_perm(v[2], v[3], 0x0040), 0x5410) ^ 0x80808080u;
+        }
+}
+
 /// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
 /// X[p + r ld] when k_major, else X[r + p ld]): each row's largest |x| and whether it holds
 /// Inf or NaN, joined into `ranges` by atomics.
@@ -141,10 +200,10 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 }
 
 /// Pass 2, a block per 32 rows and chunk of kp: each element split (split_value: a' =
-/// rint(x 2^e), e from row_factors of the row's largest |x|), the symmetric residue of a' mod
-/// each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k), and
-/// where `sample` holds the chunk the magnitude digit into planes[count] (rows x sample.k,
-/// K-major); the chunk's part of the row's scaled 1-norm into
+/// rint(x 2^e), e from row_factors of the row's largest |x|), its residue (crt.hpp, residue)
+/// mod each of the `count` moduli into planes[l] (rows x kp int8, K-major, zeros past k: the
+/// residue of 0 is 0), and where `sample` holds the chunk the magnitude digit into
+/// planes[count] (rows x sample.k, K-major); the chunk's part of the row's scaled 1-norm into
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
 /// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 30.
 template <class T, bool Narrow>
@@ -182,20 +241,30 @@ __global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitB
             magnitude |= uint64_t(v.magnitude) << (8 * q);
         }
         const int64_t p = p0 + 8 * run;
-        if (r < rows && p < kp) {
-            int8_t* out = planes + r * kp + p;
-            for_each_modulus(count, [&](auto l) {
-                constexpr uint32_t M = modulus(decltype(l)::value);
-                uint64_t packed = 0;
+        const bool stores = r < rows && p < kp;
+        int8_t* out = planes + r * kp + p;
+        if (stores) { // modulus 256: the low bytes
+            uint64_t packed = 0;
 #pragma unroll
-                for (int q = 0; q < 8; ++q)
-                    packed |= uint64_t(uint8_t(int8_t(residue<M, Narrow>(a[q])))) << (8 * q);
-                *reinterpret_cast<uint64_t*>(out + decltype(l)::value * plane_bytes) = packed;
-            });
-            if (sampled)
-                *reinterpret_cast<uint64_t*>(planes + count * plane_bytes + r * sample.k +
-                                             sample.position(p)) = magnitude;
+            for (int q = 0; q < 8; ++q) packed |= uint64_t(uint8_t(uint64_t(a[q]))) << (8 * q);
+            *reinterpret_cast<uint64_t*>(out) = packed;
         }
+        // The others two at a time, every lane of the warp taking part (mma.sync).
+        for_each_modulus_pair(count, [&](auto l) {
+            constexpr int L = decltype(l)::value;
+            uint32_t packed[2][2];
+            residue_pair<L, Narrow>(a, packed);
+            if (stores) {
+                *reinterpret_cast<uint2*>(out + L * plane_bytes) =
+                    make_uint2(packed[0][0], packed[0][1]);
+                if (L + 1 < count)
+                    *reinterpret_cast<uint2*>(out + (L + 1) * plane_bytes) =
+                        make_uint2(packed[1][0], packed[1][1]);
+            }
+        });
+        if (stores && sampled)
+            *reinterpret_cast<uint64_t*>(planes + count * plane_bytes + r * sample.k +
+                                         sample.position(p)) = magnitude;
         __syncthreads();
     }
     norm = reduce8(norm, [](double a, double b) { return a + b; });
