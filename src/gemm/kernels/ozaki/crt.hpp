@@ -191,11 +191,11 @@ GEMMLAB_HOST_DEVICE inline uint32_t reduce24(uint32_t x, const RuntimeModulus& d
 /// The split's residue of v mod M: r = ((v + 128) mod M) - 128, in [-128, M - 129] (int8 for
 /// every modulus; not the symmetric one, but any representative that fits int8 gives the same
 /// sums mod M, and |r| <= 128 keeps kMaxChunkK's bound). For M = 256 it is v's low byte. For
-/// the others u = v + 2^62 >= 0 (2^30 when Narrow: |v| <= 2^30, bits <= 30) is taken as bytes
-/// u_0 .. u_7, and sum_i u_i (2^(8i) mod M) + ((128 - 2^62) mod M) < 2^20 is congruent to
-/// v + 128: the split kernel forms those sums with u8 tensor-core products (kernels.cuh), so
-/// only reduce24 and the byte packing remain per modulus. This is the same arithmetic, one
-/// value at a time.
+/// the others u = v + 2^62 >= 0 (2^30 when Narrow: |v| <= 2^30, bits <= 30) plus the constant
+/// (128 - 2^62) mod M is congruent to v + 128. Narrow, that sum is one word, reduced once. Wide,
+/// u is taken as bytes u_0 .. u_7, and sum_i u_i (2^(8i) mod M) + that constant < 2^20: the
+/// split kernel forms those sums with u8 tensor-core products (kernels.cuh), so only reduce24
+/// and the byte packing remain per modulus. This is the same arithmetic, one value at a time.
 template <uint32_t M, bool Narrow>
 struct ByteWeights {
     static constexpr uint32_t weight(int i) {
@@ -222,8 +222,11 @@ template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
     if constexpr (M == 256) {
         return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
+    } else if constexpr (Narrow) { // u + offset < 2^31 + 2^8: one word, one reduction
+        using W = ByteWeights<M, true>;
+        return int32_t((W::low_word(v) + W::offset) % M) - 128;
     } else {
-        using W = ByteWeights<M, Narrow>;
+        using W = ByteWeights<M, false>;
         const uint32_t words[2] = {W::low_word(v), W::high_word(v)};
         const uint32_t weights[2] = {W::low, W::high};
         uint32_t sum = W::offset;

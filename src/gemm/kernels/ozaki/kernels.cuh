@@ -99,10 +99,24 @@ struct RowRange {
 /// load after another).
 inline constexpr int kSplitChunk = 8 * kSplitK;
 static_assert(kSplitChunk == kMagnitudeBlock, "a split block writes one sampled block or none");
-/// Blocks of the split passes per SM, for ptxas's register budget (one fewer for the residue
-/// pass's 64-bit integers): left free, it gave that pass 148 registers (one block per SM) or
-/// 64 with spills.
+/// Blocks of the split passes per SM, for ptxas's register budget: left free, it gave the
+/// residue pass 148 registers (one block per SM) or 64 with spills. That pass gets one fewer
+/// but in float's narrow form (its wide form holds byte products; double's narrow one spilled
+/// 8 bytes at three).
 inline constexpr int kSplitBlocksPerSm = 3;
+template <class T, bool Narrow>
+inline constexpr int kSplitBlocks =
+    Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1;
+
+/// Eight residues given as r + 128 in [0, 256), as their int8 bytes in order (r's byte is
+/// (r + 128) ^ 0x80).
+__device__ __forceinline__ uint2 pack_residues(const uint32_t (&r)[8]) {
+    const auto four = [](const uint32_t* v) {
+        return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
+                           0x5410) ^ 0x80808080u;
+    };
+    return make_uint2(four(r), four(r + 4));
+}
 
 /// Calls f(std::integral_constant<int, L>) for L = 1, 3, 5, ... below count: the pairs of
 /// moduli (L, L + 1) of residue_pair; L + 1 may be count, whose residues are then not stored.
@@ -116,8 +130,8 @@ __device__ __forceinline__ void for_each_modulus_pair(int count, F&& f) {
     }
 }
 
-/// The residues (crt.hpp, residue) of a thread's eight values a[0..7] modulo moduli L and L + 1,
-/// packed one byte per value in order: packed[0] for L, packed[1] for L + 1. The byte sums
+/// The wide residues (crt.hpp, residue) of a thread's eight values a[0..7] modulo moduli L and
+/// L + 1, packed one byte per value in order: packed[0] for L, packed[1] for L + 1. The byte sums
 /// sum_i u_i (2^(8i) mod M) + offset come from four u8 products mma.m16n8k32 of the warp. A's
 /// row g (lanes 4g .. 4g + 3) holds one value of each of those lanes: lane t's u in bytes
 /// [4t, 4t + 4) (low word) and [4t + 16, 4t + 20) (high word). B's column c holds the weights
@@ -126,11 +140,11 @@ __device__ __forceinline__ void for_each_modulus_pair(int count, F&& f) {
 /// columns 2t and 2t + 1; row g + 8 for its second value), with no shuffles. What is left per
 /// value and modulus is reduce24 and the packing: half the integer multiplies of the 21-bit
 /// pieces before (whose fma-heavy pipe ncu found 60% busy, `g1`).
-template <int L, bool Narrow>
-__device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint32_t (&packed)[2][2]) {
+template <int L>
+__device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint2 (&packed)[2]) {
     constexpr uint32_t MA = modulus(L), MB = modulus(L + 1 < kMaxModuli ? L + 1 : L);
-    using WA = ByteWeights<MA, Narrow>;
-    using WB = ByteWeights<MB, Narrow>;
+    using WA = ByteWeights<MA, false>;
+    using WB = ByteWeights<MB, false>;
     const int lane = int(threadIdx.x % 32);
     const bool weighs = (lane & 3) == (lane >> 3); // B's column lane / 4 is lane % 4's
     const bool odd = (lane >> 2) & 1;              // an odd column: modulus L + 1
@@ -152,15 +166,8 @@ __device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint32_t (&p
         r[0][2 * s + 1] = reduce24(d2, runtime_modulus(MA));
         r[1][2 * s + 1] = reduce24(d3, runtime_modulus(MB));
     }
-    // The byte of r - 128 is r ^ 0x80 (r < 256).
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const uint32_t* v = r[j] + 4 * h;
-            packed[j][h] = __byte_perm(__byte_perm(v[0], v[1], 0x0040),
-                                       __byte_perm(v[2], v[3], 0x0040), 0x5410) ^ 0x80808080u;
-        }
+    packed[0] = pack_residues(r[0]);
+    packed[1] = pack_residues(r[1]);
 }
 
 /// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
@@ -207,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
 /// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 30.
 template <class T, bool Narrow>
-__global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1)
+__global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
     split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                  int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
                  MagnitudeSample sample, RowRange* __restrict__ ranges, double* __restrict__ norms) {
@@ -249,19 +256,24 @@ __global__ void __launch_bounds__(kThreads, Narrow ? kSplitBlocksPerSm : kSplitB
             for (int q = 0; q < 8; ++q) packed |= uint64_t(uint8_t(uint64_t(a[q]))) << (8 * q);
             *reinterpret_cast<uint64_t*>(out) = packed;
         }
-        // The others two at a time, every lane of the warp taking part (mma.sync).
-        for_each_modulus_pair(count, [&](auto l) {
-            constexpr int L = decltype(l)::value;
-            uint32_t packed[2][2];
-            residue_pair<L, Narrow>(a, packed);
-            if (stores) {
-                *reinterpret_cast<uint2*>(out + L * plane_bytes) =
-                    make_uint2(packed[0][0], packed[0][1]);
-                if (L + 1 < count)
-                    *reinterpret_cast<uint2*>(out + (L + 1) * plane_bytes) =
-                        make_uint2(packed[1][0], packed[1][1]);
-            }
-        });
+        if constexpr (Narrow) { // the others one at a time: one reduction each
+            for_each_modulus<1>(count, [&](auto l) {
+                constexpr int L = decltype(l)::value;
+                uint32_t r[8];
+#pragma unroll
+                for (int q = 0; q < 8; ++q) r[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
+                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = pack_residues(r);
+            });
+        } else { // two at a time, every lane of the warp taking part (mma.sync)
+            for_each_modulus_pair(count, [&](auto l) {
+                constexpr int L = decltype(l)::value;
+                uint2 packed[2];
+                residue_pair<L>(a, packed);
+                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = packed[0];
+                if (stores && L + 1 < count)
+                    *reinterpret_cast<uint2*>(out + (L + 1) * plane_bytes) = packed[1];
+            });
+        }
         if (stores && sampled)
             *reinterpret_cast<uint64_t*>(planes + count * plane_bytes + r * sample.k +
                                          sample.position(p)) = magnitude;
