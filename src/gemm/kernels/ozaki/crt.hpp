@@ -165,16 +165,14 @@ GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
 // ------------------------------------------------------------------ residues
 
 /// A modulus known only at run time (the INT8 GEMM's epilogue: one launch for every modulus, the
-/// batch index naming it) with what scaled_residue_of needs to divide by it with multiply-highs.
+/// batch index naming it) with what reduce24 and scaled_residue_of need to divide by it with
+/// multiply-highs.
 struct RuntimeModulus {
     uint32_t m;
-    uint32_t magic; ///< ceil(2^32 / m)
-    uint32_t two16; ///< 2^16 mod m
-    uint32_t bias;  ///< m - (2^31 mod m): adds back what making w unsigned added
+    uint32_t magic; ///< ceil(2^32 / m), below 2^31
 };
 GEMMLAB_HOST_DEVICE constexpr RuntimeModulus runtime_modulus(uint32_t m) {
-    return {m, uint32_t(((uint64_t(1) << 32) + m - 1) / m), uint32_t((uint32_t(1) << 16) % m),
-            m - uint32_t((uint64_t(1) << 31) % m)};
+    return {m, uint32_t(((uint64_t(1) << 32) + m - 1) / m)};
 }
 
 /// x mod m for x < 2^24 and m <= 256: floor(x / m) is the high word of x ceil(2^32 / m), whose
@@ -250,14 +248,22 @@ inline int32_t residue_at(int l, int64_t v) {
     return 0;
 }
 
-/// (y w) mod m in [0, m) for an int32 w (one INT8 GEMM's sum) and y < m: u = w + 2^31 is unsigned, u = H 2^16 + L reduces to
-/// H (2^16 mod m) + L < 2^24 (2^16 mod m <= 255), then adding `bias` gives a value below 2m
-/// congruent to w, and its product with y (< 2^17) is reduced once more.
+/// (y w) mod m in [0, m) for an int32 w (one INT8 GEMM's sum) and y < m, in five multiplies:
+/// q = floor(w ceil(2^32 / m) / 2^32) (a signed multiply-high) is floor(w / m) or one off, as
+/// the excess |w| (ceil(2^32 / m) - 2^32 / m) / (m 2^32) is below 1/2: up for w >= 0, down for
+/// w < 0. So r = w - q m lies in [-m, 2m), (r + m) y in [0, 3 m y) below 2^18, and reduce24 ends
+/// it. (The former form made w unsigned and halved it into 16-bit parts first: nine
+/// instructions for the five here, in the epilogue that holds the tensor cores idle.)
 GEMMLAB_HOST_DEVICE inline uint32_t scaled_residue_of(int32_t w, uint32_t y,
                                                       const RuntimeModulus& d) {
-    const uint32_t u = uint32_t(w) ^ 0x80000000u;
-    const uint32_t r = reduce24((u >> 16) * d.two16 + (u & 0xFFFFu), d) + d.bias;
-    return reduce24(r * y, d);
+#if defined(__CUDA_ARCH__)
+    const int32_t q = __mulhi(w, int32_t(d.magic));
+#else
+    const int32_t q = int32_t((int64_t(w) * int64_t(d.magic)) >> 32);
+#endif
+    // r fits int32; q m may not (w near -2^31), so the difference is taken mod 2^32.
+    const int32_t r = int32_t(uint32_t(w) - uint32_t(q) * d.m);
+    return reduce24(uint32_t(r * int32_t(y) + int32_t(d.m * y)), d);
 }
 
 /// Where the INT8 GEMM's epilogue leaves the residues of C (a plane of one byte per element

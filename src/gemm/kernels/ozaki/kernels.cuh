@@ -108,14 +108,15 @@ template <class T, bool Narrow>
 inline constexpr int kSplitBlocks =
     Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1;
 
+/// The low bytes of v[0..3] in one word, in order (three byte permutes).
+__device__ __forceinline__ uint32_t low_bytes(const uint32_t* v) {
+    return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
+}
+
 /// Eight residues given as r + 128 in [0, 256), as their int8 bytes in order (r's byte is
 /// (r + 128) ^ 0x80).
 __device__ __forceinline__ uint2 pack_residues(const uint32_t (&r)[8]) {
-    const auto four = [](const uint32_t* v) {
-        return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
-                           0x5410) ^ 0x80808080u;
-    };
-    return make_uint2(four(r), four(r + 4));
+    return make_uint2(low_bytes(r) ^ 0x80808080u, low_bytes(r + 4) ^ 0x80808080u);
 }
 
 /// Calls f(std::integral_constant<int, L>) for L = 1, 3, 5, ... below count: the pairs of

@@ -58,9 +58,10 @@ struct ResidueEpilogue {
 #pragma unroll
         for (int j = 0; j < Cfg::BN / 8; ++j) {
             if (n0 + 8 * j >= p.n) break;
-            uint32_t word = 0;
+            uint32_t q[4];
 #pragma unroll
-            for (int e = 0; e < 4; ++e) word |= scaled_residue_of(acc[4 * j + e], y, d) << (8 * e);
+            for (int e = 0; e < 4; ++e) q[e] = scaled_residue_of(acc[4 * j + e], y, d);
+            uint32_t word = low_bytes(q);
             uint32_t* at = words + j * p.ldc * 32;
             if (p.beta != 0.0f) word = add_residues(word, *at, d.m);
             *at = word;
