@@ -137,7 +137,7 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
                 }
     }
     // Reconstruction, with the magnitude GEMM's lower bound over the sampled blocks of k.
-    const oz::MagnitudeSample sample = oz::magnitude_sample((k + 15) / 16 * 16);
+    const oz::MagnitudeSample sample = oz::magnitude_sample((k + 15) / 16 * 16, is_double);
     out.c.assign(size_t(m * n), std::numeric_limits<double>::quiet_NaN());
     out.native.assign(size_t(m * n), 0);
     const double tau = oz::truncation_allowance(is_double, k);
@@ -377,31 +377,35 @@ TEST(Ozaki, ResidueLayoutIsOneToOne) {
         EXPECT_EQ(oz::ResidueLayout::byte(8 + 3, 7), 3);
     }
 }
-// The magnitude GEMM's sample of k: all of it up to 4096 values, else at most 8 blocks of 512
-// spread over k (the first and, where the stride reaches it, the last), placed one to one in a
-// plane whose width is a multiple of 16 (TMA rows).
+// The magnitude GEMM's sample of k: all of it up to 4096 values (float: 2048), else at most 8
+// (4) blocks of 512 spread over k (the first and, where the stride reaches it, the last), placed
+// one to one in a plane whose width is a multiple of 16 (TMA rows).
 TEST(Ozaki, MagnitudeSampleIsSpreadAndOneToOne) {
-    for (int64_t kp : {16, 512, 528, 4096, 4112, 8192, 16384, 16400, 65536, 131072 + 48}) {
-        const oz::MagnitudeSample s = oz::magnitude_sample(kp);
-        EXPECT_EQ(s.k % 16, 0) << kp;
-        EXPECT_LE(s.k, oz::kMagnitudeBlocks * oz::kMagnitudeBlock) << kp;
-        if (kp <= 4096) EXPECT_EQ(s.k, kp);
-        std::vector<int> seen(size_t(s.k), 0);
-        int64_t blocks = 0, sampled = 0;
-        for (int64_t p = 0; p < kp; ++p) {
-            if (p % oz::kMagnitudeBlock == 0) blocks += s.holds_block(p / oz::kMagnitudeBlock);
-            if (!s.holds_block(p / oz::kMagnitudeBlock)) continue;
-            const int64_t at = s.position(p);
-            ASSERT_GE(at, 0);
-            ASSERT_LT(at, s.k) << kp << " " << p;
-            ++seen[size_t(at)];
-            ++sampled;
+    for (bool is_double : {true, false}) {
+        for (int64_t kp :
+             {16, 512, 528, 2048, 2064, 4096, 4112, 8192, 16384, 16400, 65536, 131072 + 48}) {
+            const oz::MagnitudeSample s = oz::magnitude_sample(kp, is_double);
+            const int64_t most = oz::magnitude_blocks(is_double);
+            EXPECT_EQ(s.k % 16, 0) << kp;
+            EXPECT_LE(s.k, most * oz::kMagnitudeBlock) << kp;
+            if (kp <= most * oz::kMagnitudeBlock) EXPECT_EQ(s.k, kp);
+            std::vector<int> seen(size_t(s.k), 0);
+            int64_t blocks = 0, sampled = 0;
+            for (int64_t p = 0; p < kp; ++p) {
+                if (p % oz::kMagnitudeBlock == 0) blocks += s.holds_block(p / oz::kMagnitudeBlock);
+                if (!s.holds_block(p / oz::kMagnitudeBlock)) continue;
+                const int64_t at = s.position(p);
+                ASSERT_GE(at, 0);
+                ASSERT_LT(at, s.k) << kp << " " << p;
+                ++seen[size_t(at)];
+                ++sampled;
+            }
+            EXPECT_EQ(sampled, s.k) << kp << ": every place of the plane is written";
+            for (int v : seen) EXPECT_EQ(v, 1);
+            EXPECT_LE(blocks, most) << kp;
+            EXPECT_GE(blocks * s.stride * oz::kMagnitudeBlock, kp - oz::kMagnitudeBlock * s.stride)
+                << kp << ": the sample reaches the last stride of k";
         }
-        EXPECT_EQ(sampled, s.k) << kp << ": every place of the plane is written";
-        for (int v : seen) EXPECT_EQ(v, 1);
-        EXPECT_LE(blocks, oz::kMagnitudeBlocks) << kp;
-        EXPECT_GE(blocks * s.stride * oz::kMagnitudeBlock, kp - oz::kMagnitudeBlock * s.stride)
-            << kp << ": the sample reaches the last stride of k";
     }
 }
 

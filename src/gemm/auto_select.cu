@@ -870,8 +870,8 @@ double emulation_passes_share(const Problem& p) {
     return kSplitShare * (m + n) / (m * n) + kReconstructShare / k + kFixedShare / (m * n * k);
 }
 double emulation_share(const Problem& p) {
-    // + the magnitude GEMM, over at most kMagnitudeBlocks blocks of k
-    const double sampled = double(ozaki::kMagnitudeBlocks * ozaki::kMagnitudeBlock);
+    // + the magnitude GEMM, over at most magnitude_blocks(double) blocks of k
+    const double sampled = double(ozaki::magnitude_blocks(true) * ozaki::kMagnitudeBlock);
     const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / double(p.k));
     return kInt8GemmShare * gemms + emulation_passes_share(p);
 }

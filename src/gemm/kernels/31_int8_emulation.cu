@@ -15,7 +15,7 @@
 //                       epilogue writes (y_l C'_l) mod m_l, one byte per element
 //                       (ozaki/residue_gemm.cuh)
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
-//                       over a sample of at most 4096 values spread over k: a lower bound of
+//                       over a sample of at most 4096 values (float: 2048) spread over k: a lower bound of
 //                       sum |A||B|
 //   reconstruct         the CRT in doubles (crt_value_fast: 1/m_l in three parts, error-free
 //                       products), the exact one in as many 32-bit limbs as the count needs
@@ -110,7 +110,7 @@ Buffers carve(const Sizes& s, Carver* c) {
 }
 
 /// The sizes of a call with `count` moduli.
-Sizes sizes_for(int count, int64_t m, int64_t n, int64_t k) {
+Sizes sizes_for(bool is_double, int count, int64_t m, int64_t n, int64_t k) {
     const int64_t kp = (k + 15) / 16 * 16; // residue rows: 16-byte aligned for TMA
     return {.m = m,
             .n = n,
@@ -119,7 +119,7 @@ Sizes sizes_for(int count, int64_t m, int64_t n, int64_t k) {
             .tiles = ceil_div(m, ozaki::kTile) * ceil_div(n, ozaki::kTile),
             .count = count,
             .chunks = int(ceil_div(kp, int64_t(ozaki::kSplitChunk))),
-            .magnitudes = ozaki::magnitude_sample(kp),
+            .magnitudes = ozaki::magnitude_sample(kp, is_double),
             .residues = ozaki::ResidueLayout::of(m, n)};
 }
 
@@ -155,7 +155,7 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     constexpr bool kDouble = std::is_same_v<T, double>;
     const ozaki::Plan plan = ozaki::plan_for(kDouble, g.k, options.moduli);
     const int count = plan.moduli;
-    const Sizes s = sizes_for(count, g.m, g.n, g.k);
+    const Sizes s = sizes_for(kDouble, count, g.m, g.n, g.k);
     Workspace ws(workspace_bytes(s), stream);
     if (!ws.data()) return launch_native(g, stream);
     Carver carver(static_cast<char*>(ws.data()));
@@ -237,7 +237,7 @@ void launch_int8_emulation_call(const Problem& p, cudaStream_t stream) {
 }
 
 size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k) {
-    return workspace_bytes(sizes_for(ozaki::plan_for(is_double, k, 0).moduli, m, n, k));
+    return workspace_bytes(sizes_for(is_double, ozaki::plan_for(is_double, k, 0).moduli, m, n, k));
 }
 
 template void launch_int8_emulation<float>(const GemmArgs<float>&, cudaStream_t,
