@@ -835,18 +835,19 @@ void launch_skinny_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
 constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 
 /// Double products that rung 31 (INT8 emulation) runs faster than the DMMA rungs, with an
-/// error measured at or below DGEMM's. Its time relative to a DGEMM of the same shape, from
-/// its parts as ncu timed them on an H200 at 4096^3 (docs/ladder.md, "Rung 31"): each INT8
-/// GEMM kInt8GemmShare of the DGEMM (the magnitude GEMM's share cut to the fraction of k it
-/// samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k)
-/// of the DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per
-/// element of C; and what the call takes beyond its kernels (launches, the gaps between them:
-/// bench less ncu's sum at 4096^3), kFixedShare / (m n k). Taken where that sum is at most
-/// kEmulationShare (4096^3: 1.04, measured 0.955x; 8192^3: 0.81, measured 1.27x), k is at least
-/// kEmulationMinK (below it, the median error on wide-range inputs measured up to 2.6x DGEMM's:
-/// docs/precision.md) and the workspace fits in what the pool keeps (workspace.hpp).
-constexpr double kInt8GemmShare = 0.040, kSplitShare = 355, kReconstructShare = 412;
-constexpr double kFixedShare = 6.1e9;
+/// error measured at or below DGEMM's. Its time relative to a DGEMM of the same shape, from its
+/// parts: each INT8 GEMM kInt8GemmShare of the DGEMM (the magnitude GEMM's share cut to the
+/// fraction of k it samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k) of the
+/// DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per element
+/// of C; and what the call takes beyond its kernels (launches, the gaps between them, the
+/// clock it runs at), kFixedShare / (m n k). The four are fitted by least squares to rung 31's
+/// time over cuBLAS DGEMM's on ten shapes of 2048-8192 x 2048-8192 x 4096-16384, which they
+/// give within 0.011 (docs/auto.md). Taken where that sum is at most kEmulationShare (4096^3:
+/// 1.00, measured 1.00x either way, stays with DMMA), k is at least kEmulationMinK (below it,
+/// the median error on wide-range inputs measured up to 2.6x DGEMM's: docs/precision.md) and
+/// the workspace fits in what the pool keeps (workspace.hpp).
+constexpr double kInt8GemmShare = 0.0357, kSplitShare = 231, kReconstructShare = 941;
+constexpr double kFixedShare = 3.6e9;
 constexpr double kEmulationShare = 0.95;
 constexpr int64_t kEmulationMinK = 4096;
 
