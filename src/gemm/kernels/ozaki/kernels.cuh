@@ -184,14 +184,12 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
     const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(k, first + kSplitChunk);
     double largest = 0;
     int nonfinite = 0;
-    // Two tiles in flight, in two sets of registers taken in turn (a copy from one to the
-    // other would wait for its loads): with one, float's 4-byte loads kept DRAM at 2.3 TB/s,
-    // double's 8-byte ones at 3.8 (ncu, `g5`).
-    SplitTileLoads<T> even, odd;
-    const auto take = [&](SplitTileLoads<T>& set, int64_t p0) {
-        set.put(tile, k_major);
+    SplitTileLoads<T> loads;
+    if (first < last) loads.fetch(X, ld, k_major, rows, k, r0, first);
+    for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
+        loads.put(tile, k_major);
         __syncthreads();
-        if (p0 + 2 * kSplitK < last) set.fetch(X, ld, k_major, rows, k, r0, p0 + 2 * kSplitK);
+        if (p0 + kSplitK < last) loads.fetch(X, ld, k_major, rows, k, r0, p0 + kSplitK);
 #pragma unroll
         for (int q = 0; q < 8; ++q) {
             const double x = tile[row][8 * run + q];
@@ -199,12 +197,6 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
             else largest = fmax(largest, fabs(x));
         }
         __syncthreads();
-    };
-    if (first < last) even.fetch(X, ld, k_major, rows, k, r0, first);
-    if (first + kSplitK < last) odd.fetch(X, ld, k_major, rows, k, r0, first + kSplitK);
-    for (int64_t p0 = first; p0 < last; p0 += 2 * kSplitK) {
-        take(even, p0);
-        if (p0 + kSplitK < last) take(odd, p0 + kSplitK);
     }
     largest = reduce8(largest, [](double a, double b) { return fmax(a, b); });
     nonfinite = reduce8(nonfinite, [](int a, int b) { return a | b; });
