@@ -140,7 +140,7 @@ __device__ __forceinline__ void for_each_modulus_pair(int count, F&& f) {
 /// holds the offsets. So each lane gets back its own value's sums for both moduli (D's row g,
 /// columns 2t and 2t + 1; row g + 8 for its second value), with no shuffles. What is left per
 /// value and modulus is reduce24 and the packing: half the integer multiplies of the 21-bit
-/// pieces before (whose fma-heavy pipe ncu found 60% busy, `g1`).
+/// pieces this replaced, on the pipe that bounded the pass (docs/ladder.md, "Rung 31").
 template <int L>
 __device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint2 (&packed)[2]) {
     constexpr uint32_t MA = modulus(L), MB = modulus(L + 1 < kMaxModuli ? L + 1 : L);
@@ -260,10 +260,11 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
         if constexpr (Narrow) { // the others one at a time: one reduction each
             for_each_modulus<1>(count, [&](auto l) {
                 constexpr int L = decltype(l)::value;
-                uint32_t r[8];
+                uint32_t biased[8];
 #pragma unroll
-                for (int q = 0; q < 8; ++q) r[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
-                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = pack_residues(r);
+                for (int q = 0; q < 8; ++q)
+                    biased[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
+                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = pack_residues(biased);
             });
         } else { // two at a time, every lane of the warp taking part (mma.sync)
             for_each_modulus_pair(count, [&](auto l) {
