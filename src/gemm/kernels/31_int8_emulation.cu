@@ -15,8 +15,8 @@
 //                       epilogue writes (y_l C'_l) mod m_l, one byte per element
 //                       (ozaki/residue_gemm.cuh)
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
-//                       over a sample of at most 4096 values (float: 2048) spread over k: a lower bound of
-//                       sum |A||B|
+//                       over a sample of at most 4096 values (float: 2048) spread over k:
+//                       a lower bound of sum |A||B|
 //   reconstruct         the CRT in doubles (crt_value_fast: 1/m_l in three parts, error-free
 //                       products), the exact one in as many 32-bit limbs as the count needs
 //                       (crt_limbs) for small C' and near ties, scale back, alpha/beta; where

@@ -624,8 +624,8 @@ GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
 }
 
 /// C' from its residues in doubles: the reconstruction's fast path, a fraction of crt_value's
-/// instructions (ncu: the whole pass fell from about 550 to 300 per element at 16 moduli). X / P = sum_l q_l / m_l, so C' / P is that sum's distance to the
-/// nearest integer. With 1/m_l in the three parts of CrtFractions the first sum is exact and
+/// instructions (docs/ladder.md, "Rung 31"). X / P = sum_l q_l / m_l, so C' / P is that sum's
+/// distance to the nearest integer. With 1/m_l in the three parts of CrtFractions the first sum is exact and
 /// so is its integer part's removal, the second is exact, the third within 2^-126; C' = P times
 /// them is formed with error-free products and sums and rounded once, within 2^-94 |C'| of
 /// rounding C' itself once 2^-30 P <= |C'| <= (1/2 - 2^-30) P. Returns true with *out = C' there:
@@ -720,13 +720,6 @@ inline double truncation_allowance(bool is_double, int64_t k) {
     return (2.0 * double(k) + 3.0) * u;
 }
 
-/// Whether element (i, j) must come from the native path: a row or column with Inf or NaN, or
-/// the scaling's worst-case error E (in scaled units) above tau times a lower bound of the
-/// scaled sum_p |a_p| |b_p|. With a' = a 2^e rounded, |a' - a 2^e| <= 1/2, so
-/// E = |sum a'b' - sum a 2^e b 2^f| <= 1/2 |B_j|_1 + 1/2 |A_i|_1 + k/4 (each term only when
-/// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
-/// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
-/// tau = infinity asks only the Inf/NaN question (a caller's own modulus count: no W then).
 /// needs_native's constants for one call, made once on the host.
 struct NativeRule {
     double tau_lower; ///< tau 2^(2 (bits - 7)): times magnitude_sum, tau times the lower bound
@@ -738,6 +731,15 @@ inline NativeRule native_rule(int bits, int64_t k, double tau) {
     return {tau == INFINITY ? INFINITY : times_pow2(tau, 2 * (bits - kMagnitudeBits)),
             1.0 + double(k) * 0x1p-52, 0.25 * double(k)};
 }
+
+/// Whether element (i, j) must come from the native path: a row or column with Inf or NaN, or
+/// the scaling's worst-case error E (in scaled units) above tau times a lower bound of the
+/// scaled sum_p |a_p| |b_p|. With a' = a 2^e rounded, |a' - a 2^e| <= 1/2, so
+/// E = |sum a'b' - sum a 2^e b 2^f| <= 1/2 |B_j|_1 + 1/2 |A_i|_1 + k/4 (each term only when
+/// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
+/// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
+/// tau = infinity (rule.tau_lower infinite) asks only the Inf/NaN question (a caller's own
+/// modulus count: no W then).
 GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& b,
                                              int32_t magnitude_sum, const NativeRule& rule) {
     if ((a.flags | b.flags) & kNonfinite) return true;
