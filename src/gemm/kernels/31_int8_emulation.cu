@@ -171,7 +171,11 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         const unsigned k_chunks = unsigned(ceil_div(g.k, int64_t(ozaki::kSplitChunk)));
         const size_t range_bytes = size_t(rows) * sizeof(ozaki::RowRange);
         GEMMLAB_CUDA_CHECK(cudaMemsetAsync(ranges, 0, range_bytes, stream));
-        ozaki::row_range_kernel<T><<<dim3(row_blocks, k_chunks), ozaki::kThreads, 0, stream>>>(
+        constexpr int kVector = 16 / sizeof(T);
+        const bool aligned = reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % kVector == 0;
+        const auto range_kernel = aligned ? &ozaki::row_range_kernel<T, kVector>
+                                          : &ozaki::row_range_kernel<T, 1>;
+        range_kernel<<<dim3(row_blocks, k_chunks), ozaki::kThreads, 0, stream>>>(
             X, ld, k_major, rows, g.k, ranges);
         GEMMLAB_CHECK_LAUNCH();
         const auto kernel = ozaki::narrow_bits(plan.bits) ? &ozaki::split_kernel<T, true>

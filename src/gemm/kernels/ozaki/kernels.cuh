@@ -11,7 +11,9 @@
 //                the marked elements written.
 // The arithmetic they share with the CPU test lives in crt.hpp.
 
+#include <cfloat>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "gemm/kernels/common.cuh"
@@ -171,39 +173,128 @@ __device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint2 (&pack
     packed[1] = pack_residues(r[1]);
 }
 
+/// V consecutive values of X from p on, `valid` of them in range (zeros after): one 16-byte load
+/// when all are (the caller has checked X and ld for 16-byte alignment), else one by one.
+template <class T, int V>
+struct Run {
+    T v[V];
+    __device__ __forceinline__ void load(const T* __restrict__ p, int64_t valid) {
+        if constexpr (V * sizeof(T) == 16) {
+            if (valid >= V) {
+                const auto x = *reinterpret_cast<const uint4*>(p);
+                memcpy(v, &x, sizeof v);
+                return;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < V; ++i) v[i] = i < valid ? p[i] : T(0);
+    }
+};
+
+/// The largest finite |x| and whether any x is Inf or NaN, kept in T (zero-initialized: `{}`).
+template <class T>
+struct Range {
+    T largest;
+    bool nonfinite;
+    __device__ __forceinline__ void add(T x) {
+        const T a = fabs(x);
+        const bool finite = a <= T(sizeof(T) == 4 ? FLT_MAX : DBL_MAX); // false for NaN too
+        nonfinite |= !finite;
+        largest = fmax(largest, finite ? a : T(0));
+    }
+    __device__ __forceinline__ void join(const Range& o) {
+        largest = fmax(largest, o.largest);
+        nonfinite |= o.nonfinite;
+    }
+    __device__ __forceinline__ Range shuffled(int mask) const {
+        return {__shfl_xor_sync(0xffffffffu, largest, mask),
+                bool(__shfl_xor_sync(0xffffffffu, int(nonfinite), mask))};
+    }
+};
+
 /// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
 /// X[p + r ld] when k_major, else X[r + p ld]): each row's largest |x| and whether it holds
-/// Inf or NaN, joined into `ranges` by atomics.
-template <class T>
-__global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
+/// Inf or NaN, joined into `ranges` by atomics. No shared-memory tile (a maximum needs no
+/// transpose): each thread reads runs of V values along X's contiguous dimension, V = 16 bytes
+/// where X and ld are 16-byte aligned, else 1, sixteen loads in flight at a time. Through the
+/// split's tile, float read 2.2 TB/s here (docs/ladder.md, "Rung 31").
+template <class T, int V>
+__global__ void __launch_bounds__(kThreads)
     row_range_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                      RowRange* __restrict__ ranges) {
-    __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
-    const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
-    const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
+    constexpr int kRowsPerWarp = kSplitRows / (kThreads / 32);
+    constexpr int kBatch = 16; // loads issued before their values are used
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int64_t r0 = int64_t(blockIdx.x) * kSplitRows;
     const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(k, first + kSplitChunk);
-    double largest = 0;
-    int nonfinite = 0;
-    SplitTileLoads<T> loads;
-    if (first < last) loads.fetch(X, ld, k_major, rows, k, r0, first);
-    for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
-        loads.put(tile, k_major);
-        __syncthreads();
-        if (p0 + kSplitK < last) loads.fetch(X, ld, k_major, rows, k, r0, p0 + kSplitK);
+    if (k_major) {
+        // Warp w: rows r0 + 4w .. r0 + 4w + 3, its lanes along k, a warp's runs side by side.
+        constexpr int kRuns = kSplitChunk / (32 * V); // per lane and row
+        static_assert((kRowsPerWarp * kRuns) % kBatch == 0, "whole batches");
+        Range<T> range[kRowsPerWarp]{};
 #pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            const double x = tile[row][8 * run + q];
-            if (!isfinite(x)) nonfinite = 1;
-            else largest = fmax(largest, fabs(x));
+        for (int b = 0; b < kRowsPerWarp * kRuns; b += kBatch) {
+            Run<T, V> run[kBatch];
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const int row = (b + u) / kRuns, j = (b + u) % kRuns;
+                const int64_t r = r0 + kRowsPerWarp * warp + row, p = first + V * (lane + 32 * j);
+                run[u].load(X + p + r * ld, r < rows ? last - p : 0);
+            }
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+                for (int i = 0; i < V; ++i) range[(b + u) / kRuns].add(run[u].v[i]);
         }
+#pragma unroll
+        for (int row = 0; row < kRowsPerWarp; ++row) {
+#pragma unroll
+            for (int s = 16; s >= 1; s >>= 1) range[row].join(range[row].shuffled(s));
+            const int64_t r = r0 + kRowsPerWarp * warp + row;
+            if (lane == row && r < rows) {
+                if (range[row].largest > 0)
+                    atomicMax(&ranges[r].largest,
+                              (unsigned long long)__double_as_longlong(double(range[row].largest)));
+                if (range[row].nonfinite) atomicOr(&ranges[r].nonfinite, 1);
+            }
+        }
+    } else {
+        // Thread t: rows r0 + V (t % G) .. + V - 1 (G runs span the 32 rows), k from first +
+        // t / G in steps of kThreads / G; the threads of one run of rows then join in shared memory.
+        constexpr int kGroups = kSplitRows / V, kStride = kThreads / kGroups;
+        constexpr int kSteps = kSplitChunk / kStride;
+        static_assert(kSteps % kBatch == 0, "whole batches");
+        const int g = int(threadIdx.x) % kGroups;
+        const int64_t r = r0 + V * g;
+        Range<T> range[V]{};
+#pragma unroll
+        for (int b = 0; b < kSteps; b += kBatch) {
+            Run<T, V> run[kBatch];
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const int64_t p = first + int(threadIdx.x) / kGroups + kStride * (b + u);
+                run[u].load(X + r + p * ld, p < last ? rows - r : 0);
+            }
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+                for (int i = 0; i < V; ++i) range[i].add(run[u].v[i]);
+        }
+        __shared__ Range<T> partial[kThreads / kGroups][kSplitRows];
+#pragma unroll
+        for (int i = 0; i < V; ++i) partial[threadIdx.x / kGroups][V * g + i] = range[i];
         __syncthreads();
-    }
-    largest = reduce8(largest, [](double a, double b) { return fmax(a, b); });
-    nonfinite = reduce8(nonfinite, [](int a, int b) { return a | b; });
-    if (run == 0 && r < rows) {
-        if (largest > 0)
-            atomicMax(&ranges[r].largest, (unsigned long long)__double_as_longlong(largest));
-        if (nonfinite) atomicOr(&ranges[r].nonfinite, 1);
+        if (threadIdx.x < kSplitRows) {
+            Range<T> row = partial[0][threadIdx.x];
+            for (int s = 1; s < kThreads / kGroups; ++s) row.join(partial[s][threadIdx.x]);
+            const int64_t rr = r0 + threadIdx.x;
+            if (rr < rows) {
+                if (row.largest > 0)
+                    atomicMax(&ranges[rr].largest,
+                              (unsigned long long)__double_as_longlong(double(row.largest)));
+                if (row.nonfinite) atomicOr(&ranges[rr].nonfinite, 1);
+            }
+        }
     }
 }
 
