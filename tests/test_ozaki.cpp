@@ -478,7 +478,7 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
 }
 
 // The CRT in doubles, on values spread over every magnitude, ties and their neighbours, values
-// next to +-P/2: where it answers, C' correctly rounded (Rounded) or within kFloatCrtError of it;
+// next to +-P/2: where it answers, C' correctly rounded (Rounded) or within one rounding of it;
 // it answers every value from 2^-28 P to (1/2 - 2^-28) P, with Rounded all but near ties (C'
 // from 2^64 up: below that many values are ties of the rounding to 53 bits).
 TEST(Ozaki, CrtInDoublesIsCorrectlyRoundedWhereItAnswers) {
@@ -531,16 +531,14 @@ TEST(Ozaki, CrtInDoublesIsCorrectlyRoundedWhereItAnswers) {
             const bool faithful = oz::crt_value_fast<false>(q, c, oz::kCrtFractionsHost, &got);
             answered[0] += faithful;
             if (faithful)
-                EXPECT_LE(std::fabs(got - want), oz::kFloatCrtError * a)
-                    << "count " << count << ", C' " << want;
+                EXPECT_LE(std::fabs(got - want), ulp) << "count " << count << ", C' " << want;
             if (in_range) {
                 ++must[0];
                 EXPECT_TRUE(faithful) << "count " << count << ", C' " << want;
             }
             EXPECT_EQ(value_of(oz::crt_rounded_sized<true>(q, c)), want) << "count " << count;
             const double either = value_of(oz::crt_rounded_sized<false>(q, c));
-            EXPECT_LE(std::fabs(either - want), oz::kFloatCrtError * a)
-                << "count " << count;
+            EXPECT_LE(std::fabs(either - want), ulp) << "count " << count;
         }
         std::printf("count %2d: of %zu values the doubles answered %d (%d had to), rounded %d "
                     "(%d had to)\n",

@@ -630,12 +630,9 @@ GEMMLAB_HOST_DEVICE inline uint64_t bits_of(double d) {
 /// them is formed with error-free products and sums and rounded once, within 2^-94 |C'| of
 /// rounding C' itself once 2^-30 P <= |C'| <= (1/2 - 2^-30) P. Returns true with *out = C' there:
 /// with Rounded, only if *out is certainly C' correctly rounded (as crt_value gives it: the
-/// value farther than that 2^-94 |C'| from a rounding boundary). Without (float's results,
-/// rounded to float after) the third sum and the error-free product are left out, a third of
-/// the work: *out = (hi + s1) P rounded twice is C' (1 + d), |d| < kFloatCrtError. Otherwise
-/// false, and the caller runs crt_value. docs/precision.md ("The CRT in doubles") derives each
-/// bound.
-inline constexpr double kFloatCrtError = 0x1p-47;
+/// value farther than that 2^-94 |C'| from a rounding boundary); without, *out is C' (1 + d),
+/// |d| <= 2^-53 (1 + 2^-40) (float's results, rounded to float after). Otherwise false, and the
+/// caller runs crt_value. docs/precision.md ("The CRT in doubles") derives each bound.
 template <bool Rounded>
 GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
                                                const CrtConstants& c, const CrtFractions& f,
@@ -647,7 +644,7 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
             const double x = residue_double(q[l]);
             s0 = ::fma(x, f.part[0][l], s0);
             s1 = ::fma(x, f.part[1][l], s1);
-            if constexpr (Rounded) s2 = ::fma(x, f.part[2][l], s2);
+            s2 = ::fma(x, f.part[2][l], s2);
         }
     if (s0 == 0) { // every q_l is 0 (each part[0] is positive): C' = 0
         *out = 0;
@@ -657,11 +654,6 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
     // |s1 + s2| < 2^-36: away from 0 and from +-1/2 hi alone places C' / P.
     if (!(::fabs(hi) >= 0x1p-29 && ::fabs(hi) <= 0.5 - 0x1p-29)) return false;
     const double ph = c.product_double, pt = c.product_tail;
-    if constexpr (!Rounded) { // |s2| < 2^-77.7 and the roundings: below 2^-47 |C'| in the window
-        const double t = add_rn(hi, s1);
-        *out = ::fma(t, ph, mul_rn(t, pt));
-        return true;
-    }
     // (hi + s1 + s2)(ph + pt) = a + b + lo, with a and b's rounding errors exact.
     const double a = mul_rn(hi, ph), a_error = ::fma(hi, ph, -a);
     const double b = mul_rn(s1, ph), b_error = ::fma(s1, ph, -b);
@@ -670,6 +662,10 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
     const double sum_error = add_rn(add_rn(a, -add_rn(sum, -b_part)), add_rn(b, -b_part));
     const double low = add_rn(sum_error, lo);
     const double r = add_rn(sum, low);
+    if (!Rounded) {
+        *out = r;
+        return true;
+    }
     const double rest = add_rn(add_rn(sum, -r), low); // C' - r, up to the bounded errors
     // Half the gap to the next double on rest's side (a quarter of r's ulp below a power of two).
     const uint64_t rb = bits_of(r);
