@@ -477,6 +477,56 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
     }
 }
 
+// The CRT in 64-bit integers (float's products of up to eight moduli, P < 2^64): where it
+// answers, C' correctly rounded, bit for bit the integer CRT's, from 0 up to (1/2 - 2^-28) P,
+// ties of the rounding to 53 bits and their neighbours included; it declines only next to +-P/2.
+TEST(Ozaki, CrtInInt64IsExactWhereItAnswers) {
+    EXPECT_TRUE(oz::product_below_2_64(oz::make_crt_constants(8)));
+    EXPECT_FALSE(oz::product_below_2_64(oz::make_crt_constants(9)));
+    std::mt19937_64 rng(5);
+    for (int count = 1; count <= 8; ++count) {
+        const oz::CrtConstants c = oz::make_crt_constants(count);
+        uint32_t rem = 0;
+        const oz::Wide half = oz::div_small(c.product, 2, &rem);
+        const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
+        std::vector<std::pair<bool, oz::Wide>> cases = {{false, oz::wide_zero()},
+                                                        {false, half},
+                                                        {true, oz::sub(half, shifted(1, 0))},
+                                                        {true, shifted(1, 0)}};
+        for (int i = 0; i < 3000; ++i) {
+            oz::Wide w = oz::wide_zero();
+            for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
+            const int keep = 1 + int(rng() % uint64_t(room));
+            for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+            if (i % 5 == 0 && keep > 56) { // halfway between two doubles, or one unit off it
+                for (int b = 0; b < keep - 54; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+                w.limb[(keep - 55) / 32] |= 1u << ((keep - 55) % 32);
+                if (i % 3 == 1) w = oz::sub(w, shifted(1, 0));
+                if (i % 3 == 2) w.limb[0] |= 1;
+            }
+            cases.push_back({bool(rng() & 1), w});
+        }
+        int answered = 0, must = 0;
+        for (const auto& [negative, magnitude] : cases) {
+            uint32_t q[oz::kMaxModuli];
+            residues_of(negative, magnitude, c, q);
+            const double want = value_of(oz::to_double(magnitude)) * (negative ? -1 : 1);
+            double got = 0;
+            const bool answers = oz::crt_value_int64(q, c, oz::kCrtFractionsHost, &got);
+            answered += answers;
+            if (answers) EXPECT_EQ(got, want) << "count " << count << ", C' " << want;
+            if (std::fabs(want) <= c.product_double * (0.5 - 0x1p-28)) {
+                ++must;
+                EXPECT_TRUE(answers) << "count " << count << ", C' " << want;
+            }
+            EXPECT_EQ(value_of(oz::crt_rounded_sized<false>(q, c)), want) << "count " << count;
+        }
+        std::printf("count %d: of %zu values the int64 CRT answered %d (%d had to)\n", count,
+                    cases.size(), answered, must);
+        EXPECT_GT(must, 2900);
+    }
+}
+
 // The CRT in doubles, on values spread over every magnitude, ties and their neighbours, values
 // next to +-P/2: where it answers, C' correctly rounded (Rounded) or within one rounding of it;
 // it answers every value from 2^-28 P to (1/2 - 2^-28) P, with Rounded all but near ties (C'

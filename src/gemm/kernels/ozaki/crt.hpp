@@ -678,13 +678,49 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_fast(const uint32_t (&q)[kMaxModuli],
     return true;
 }
 
-/// C' as the reconstruction takes it: crt_value_fast where it answers, else crt_value in L limbs
-/// (a branch that elements of small C', and with Rounded near ties, take).
+/// Whether P < 2^64 (up to eight moduli: float's counts for k up to about 30000).
+constexpr bool product_below_2_64(const CrtConstants& c) {
+    for (int w = 2; w < kLimbs; ++w)
+        if (c.product.limb[w] != 0) return false;
+    return true;
+}
+
+/// C' for P < 2^64, exactly: X = sum_l q_l M_l is taken mod 2^64 (two integer multiplies per
+/// modulus), and K, the integer nearest X / P, is rint of crt_value_fast's first sum s0, which
+/// is exact in doubles; C' = X - K P, so (X - K P) mod 2^64 read as an int64 is C' itself
+/// (|C'| < P / 2 <= 2^63), and its conversion rounds once, as crt_value's result does. False
+/// where K is in doubt (s0 within 2^-29 of a half-integer, so C' near +-P/2); the caller then
+/// runs crt_value. docs/precision.md ("The CRT in doubles") has the argument.
+GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
+                                                const CrtConstants& c, const CrtFractions& f,
+                                                double* out) {
+    uint64_t x = 0;
+    double s0 = 0;
+    GEMMLAB_OZAKI_UNROLL
+    for (int l = 0; l < kMaxModuli; ++l)
+        if (l < c.count) {
+            x += uint64_t(q[l]) * (uint64_t(c.weight[l].limb[1]) << 32 | c.weight[l].limb[0]);
+            s0 = ::fma(residue_double(q[l]), f.part[0][l], s0);
+        }
+    const double k = ::rint(s0);
+    if (!(::fabs(add_rn(s0, -k)) <= 0.5 - 0x1p-29)) return false;
+    const uint64_t p = uint64_t(c.product.limb[1]) << 32 | c.product.limb[0];
+    *out = double(int64_t(x - uint64_t(int64_t(k)) * p));
+    return true;
+}
+
+/// C' as the reconstruction takes it: for float with P < 2^64 crt_value_int64, otherwise
+/// crt_value_fast where it answers, else crt_value in L limbs (a branch that elements of small
+/// C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
 template <bool Rounded, int L = kLimbs>
 GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
                                               const CrtConstants& c, const CrtFractions& f) {
     double d = 0;
-    if (crt_value_fast<Rounded>(q, c, f, &d)) return {d, 0};
+    if (!Rounded && product_below_2_64(c)) {
+        if (crt_value_int64(q, c, f, &d)) return {d, 0};
+    } else if (crt_value_fast<Rounded>(q, c, f, &d)) {
+        return {d, 0};
+    }
     return crt_value<L>(q, c);
 }
 
@@ -692,7 +728,11 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
 template <bool Rounded>
 inline Scaled crt_rounded_sized(const uint32_t (&q)[kMaxModuli], const CrtConstants& c) {
     double d = 0;
-    if (crt_value_fast<Rounded>(q, c, kCrtFractionsHost, &d)) return {d, 0};
+    if (!Rounded && product_below_2_64(c)) {
+        if (crt_value_int64(q, c, kCrtFractionsHost, &d)) return {d, 0};
+    } else if (crt_value_fast<Rounded>(q, c, kCrtFractionsHost, &d)) {
+        return {d, 0};
+    }
     return crt_value_sized(q, c);
 }
 
