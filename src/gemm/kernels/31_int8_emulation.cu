@@ -35,6 +35,7 @@
 // Measured: docs/ladder.md.
 
 #include <cmath>
+#include <cstdlib>
 #include <type_traits>
 
 #include "gemm/device_caps.hpp"
@@ -173,8 +174,12 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         GEMMLAB_CUDA_CHECK(cudaMemsetAsync(ranges, 0, range_bytes, stream));
         constexpr int kVector = 16 / sizeof(T);
         const bool aligned = reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % kVector == 0;
-        const auto range_kernel = aligned ? &ozaki::row_range_kernel<T, kVector>
+        auto range_kernel = aligned ? &ozaki::row_range_kernel<T, kVector>
                                           : &ozaki::row_range_kernel<T, 1>;
+        if (const char* e = getenv("GEMMLAB_ROW_RANGE")) { // experiment only
+            if (atoi(e) == 1 && aligned) range_kernel = &ozaki::row_range_kernel<T, kVector, 16, 2>;
+            if (atoi(e) == 2 && aligned) range_kernel = &ozaki::row_range_kernel<T, kVector, 4, 5>;
+        }
         range_kernel<<<dim3(row_blocks, k_chunks), ozaki::kThreads, 0, stream>>>(
             X, ld, k_major, rows, g.k, ranges);
         GEMMLAB_CHECK_LAUNCH();

@@ -173,19 +173,22 @@ __device__ __forceinline__ void residue_pair(const int64_t (&a)[8], uint2 (&pack
     packed[1] = pack_residues(r[1]);
 }
 
-/// V consecutive values of X from p on, `valid` of them in range (zeros after): one 16-byte load
-/// when all are (the caller has checked X and ld for 16-byte alignment), else one by one.
+/// V consecutive values of X: one 16-byte load (the caller has checked X and ld for 16-byte
+/// alignment) or one value; with `valid`, only that many are in range (zeros after).
 template <class T, int V>
 struct Run {
     T v[V];
-    __device__ __forceinline__ void load(const T* __restrict__ p, int64_t valid) {
+    __device__ __forceinline__ void load(const T* __restrict__ p) {
         if constexpr (V * sizeof(T) == 16) {
-            if (valid >= V) {
-                const auto x = *reinterpret_cast<const uint4*>(p);
-                memcpy(v, &x, sizeof v);
-                return;
-            }
+            const auto x = *reinterpret_cast<const uint4*>(p);
+            memcpy(v, &x, sizeof v);
+        } else {
+            static_assert(V == 1, "a 16-byte vector or one value");
+            v[0] = *p;
         }
+    }
+    __device__ __forceinline__ void load(const T* __restrict__ p, int64_t valid) {
+        if (valid >= V) return load(p);
 #pragma unroll
         for (int i = 0; i < V; ++i) v[i] = i < valid ? p[i] : T(0);
     }
@@ -210,91 +213,117 @@ struct Range {
         return {__shfl_xor_sync(0xffffffffu, largest, mask),
                 bool(__shfl_xor_sync(0xffffffffu, int(nonfinite), mask))};
     }
+    /// Joins this row's range into ranges[r] (atomics: other chunks of k add theirs).
+    __device__ __forceinline__ void publish(RowRange* ranges, int64_t r) const {
+        if (largest > 0)
+            atomicMax(&ranges[r].largest, (unsigned long long)__double_as_longlong(double(largest)));
+        if (nonfinite) atomicOr(&ranges[r].nonfinite, 1);
+    }
 };
+
+/// Pass 1 where op(X) is K-major (row r's k values contiguous, X[p + r ld]): warp w takes rows
+/// r0 + 4w .. r0 + 4w + 3 of the chunk [first, last), its lanes side by side along k, kBatch
+/// loads issued before their values are used. Whole: the block's 32 rows and 512 values all in
+/// range, so no load is checked.
+template <class T, int V, int kBatch, bool Whole>
+__device__ __forceinline__ void row_ranges_k_major(const T* __restrict__ X, int64_t ld,
+                                                   int64_t rows, int64_t r0, int64_t first,
+                                                   int64_t last, RowRange* __restrict__ ranges) {
+    constexpr int kRowsPerWarp = kSplitRows / (kThreads / 32);
+    constexpr int kRuns = kSplitChunk / (32 * V); // per lane and row
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int64_t rw = r0 + kRowsPerWarp * warp;
+    const T* base = X + rw * ld + first + V * lane;
+    // One row at a time, one batch's loads in flight at a time: with the loops unrolled, ptxas
+    // hoisted all of a thread's loads and spilled; a range per row indexed in a rolled loop
+    // went to local memory.
+    constexpr int kBatchRuns = kBatch < kRuns ? kBatch : kRuns;
+#pragma unroll 1
+    for (int row = 0; row < kRowsPerWarp; ++row) {
+        Range<T> range{};
+#pragma unroll 1
+        for (int j0 = 0; j0 < kRuns; j0 += kBatchRuns) {
+            Run<T, V> run[kBatchRuns];
+#pragma unroll
+            for (int j = 0; j < kBatchRuns; ++j) {
+                const T* at = base + row * ld + 32 * V * (j0 + j);
+                if constexpr (Whole) run[j].load(at);
+                else
+                    run[j].load(at, rw + row < rows ? last - (first + V * (lane + 32 * (j0 + j)))
+                                                    : 0);
+            }
+#pragma unroll
+            for (int j = 0; j < kBatchRuns; ++j)
+#pragma unroll
+                for (int e = 0; e < V; ++e) range.add(run[j].v[e]);
+        }
+#pragma unroll
+        for (int s = 16; s >= 1; s >>= 1) range.join(range.shuffled(s));
+        if (lane == 0 && rw + row < rows) range.publish(ranges, rw + row);
+    }
+}
+
+/// Pass 1 where op(X)'s rows are contiguous (X[r + p ld]): thread t takes rows r0 + V (t % G)
+/// .. + V - 1 (G runs span the 32 rows) and k from first + t / G in steps of 256 / G; the
+/// threads of one run of rows then join in shared memory.
+template <class T, int V, int kBatch, bool Whole>
+__device__ __forceinline__ void row_ranges_rows_contiguous(const T* __restrict__ X, int64_t ld,
+                                                           int64_t rows, int64_t r0, int64_t first,
+                                                           int64_t last,
+                                                           RowRange* __restrict__ ranges) {
+    constexpr int kGroups = kSplitRows / V, kStride = kThreads / kGroups;
+    constexpr int kSteps = kSplitChunk / kStride;
+    static_assert(kSteps % kBatch == 0, "whole batches");
+    const int g = int(threadIdx.x) % kGroups;
+    const int64_t r = r0 + V * g, p = first + int(threadIdx.x) / kGroups;
+    const T* base = X + r + p * ld;
+    const int64_t step = kStride * ld;
+    Range<T> range[V]{};
+#pragma unroll 1
+    for (int b = 0; b < kSteps; b += kBatch) {
+        Run<T, V> run[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+            const T* at = base + (b + u) * step;
+            if constexpr (Whole) run[u].load(at);
+            else run[u].load(at, p + kStride * (b + u) < last ? rows - r : 0);
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+            for (int i = 0; i < V; ++i) range[i].add(run[u].v[i]);
+    }
+    __shared__ Range<T> partial[kThreads / kGroups][kSplitRows];
+#pragma unroll
+    for (int i = 0; i < V; ++i) partial[threadIdx.x / kGroups][V * g + i] = range[i];
+    __syncthreads();
+    if (threadIdx.x < kSplitRows && r0 + threadIdx.x < rows) {
+        Range<T> row = partial[0][threadIdx.x];
+        for (int s = 1; s < kThreads / kGroups; ++s) row.join(partial[s][threadIdx.x]);
+        row.publish(ranges, r0 + threadIdx.x);
+    }
+}
 
 /// Pass 1, a block per 32 rows and chunk of k of op(X) (rows x k, element (r, p) at
 /// X[p + r ld] when k_major, else X[r + p ld]): each row's largest |x| and whether it holds
 /// Inf or NaN, joined into `ranges` by atomics. No shared-memory tile (a maximum needs no
 /// transpose): each thread reads runs of V values along X's contiguous dimension, V = 16 bytes
-/// where X and ld are 16-byte aligned, else 1, sixteen loads in flight at a time. Through the
+/// where X and ld are 16-byte aligned, else 1, kBatch loads in flight at a time. Through the
 /// split's tile, float read 2.2 TB/s here (docs/ladder.md, "Rung 31").
-template <class T, int V>
-__global__ void __launch_bounds__(kThreads)
+template <class T, int V, int kBatch = 8, int kMinBlocks = 4>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     row_range_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                      RowRange* __restrict__ ranges) {
-    constexpr int kRowsPerWarp = kSplitRows / (kThreads / 32);
-    constexpr int kBatch = 16; // loads issued before their values are used
-    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int64_t r0 = int64_t(blockIdx.x) * kSplitRows;
     const int64_t first = int64_t(blockIdx.y) * kSplitChunk, last = min(k, first + kSplitChunk);
+    const bool whole = r0 + kSplitRows <= rows && last - first == kSplitChunk;
+    // The edges' checked loads four at a time: they would otherwise set the registers of all.
     if (k_major) {
-        // Warp w: rows r0 + 4w .. r0 + 4w + 3, its lanes along k, a warp's runs side by side.
-        constexpr int kRuns = kSplitChunk / (32 * V); // per lane and row
-        static_assert((kRowsPerWarp * kRuns) % kBatch == 0, "whole batches");
-        Range<T> range[kRowsPerWarp]{};
-#pragma unroll
-        for (int b = 0; b < kRowsPerWarp * kRuns; b += kBatch) {
-            Run<T, V> run[kBatch];
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u) {
-                const int row = (b + u) / kRuns, j = (b + u) % kRuns;
-                const int64_t r = r0 + kRowsPerWarp * warp + row, p = first + V * (lane + 32 * j);
-                run[u].load(X + p + r * ld, r < rows ? last - p : 0);
-            }
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u)
-#pragma unroll
-                for (int i = 0; i < V; ++i) range[(b + u) / kRuns].add(run[u].v[i]);
-        }
-#pragma unroll
-        for (int row = 0; row < kRowsPerWarp; ++row) {
-#pragma unroll
-            for (int s = 16; s >= 1; s >>= 1) range[row].join(range[row].shuffled(s));
-            const int64_t r = r0 + kRowsPerWarp * warp + row;
-            if (lane == row && r < rows) {
-                if (range[row].largest > 0)
-                    atomicMax(&ranges[r].largest,
-                              (unsigned long long)__double_as_longlong(double(range[row].largest)));
-                if (range[row].nonfinite) atomicOr(&ranges[r].nonfinite, 1);
-            }
-        }
+        if (whole) row_ranges_k_major<T, V, kBatch, true>(X, ld, rows, r0, first, last, ranges);
+        else row_ranges_k_major<T, V, 4, false>(X, ld, rows, r0, first, last, ranges);
     } else {
-        // Thread t: rows r0 + V (t % G) .. + V - 1 (G runs span the 32 rows), k from first +
-        // t / G in steps of kThreads / G; the threads of one run of rows then join in shared memory.
-        constexpr int kGroups = kSplitRows / V, kStride = kThreads / kGroups;
-        constexpr int kSteps = kSplitChunk / kStride;
-        static_assert(kSteps % kBatch == 0, "whole batches");
-        const int g = int(threadIdx.x) % kGroups;
-        const int64_t r = r0 + V * g;
-        Range<T> range[V]{};
-#pragma unroll
-        for (int b = 0; b < kSteps; b += kBatch) {
-            Run<T, V> run[kBatch];
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u) {
-                const int64_t p = first + int(threadIdx.x) / kGroups + kStride * (b + u);
-                run[u].load(X + r + p * ld, p < last ? rows - r : 0);
-            }
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u)
-#pragma unroll
-                for (int i = 0; i < V; ++i) range[i].add(run[u].v[i]);
-        }
-        __shared__ Range<T> partial[kThreads / kGroups][kSplitRows];
-#pragma unroll
-        for (int i = 0; i < V; ++i) partial[threadIdx.x / kGroups][V * g + i] = range[i];
-        __syncthreads();
-        if (threadIdx.x < kSplitRows) {
-            Range<T> row = partial[0][threadIdx.x];
-            for (int s = 1; s < kThreads / kGroups; ++s) row.join(partial[s][threadIdx.x]);
-            const int64_t rr = r0 + threadIdx.x;
-            if (rr < rows) {
-                if (row.largest > 0)
-                    atomicMax(&ranges[rr].largest,
-                              (unsigned long long)__double_as_longlong(double(row.largest)));
-                if (row.nonfinite) atomicOr(&ranges[rr].nonfinite, 1);
-            }
-        }
+        if (whole) row_ranges_rows_contiguous<T, V, kBatch, true>(X, ld, rows, r0, first, last, ranges);
+        else row_ranges_rows_contiguous<T, V, 4, false>(X, ld, rows, r0, first, last, ranges);
     }
 }
 
