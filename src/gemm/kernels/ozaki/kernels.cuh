@@ -466,14 +466,27 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
         for (int l = 0; l < kMaxModuli; ++l)
             quad[l] = l < Count ? words[l * plane_words + word] : 0u;
+        // Every load of the four elements before any of them is used: issued one element at a
+        // time, they left the pass waiting on memory (ncu: long-scoreboard stalls, session h).
+        RowScale rows[2] = {}, cols[2] = {};
+        int32_t sums[4] = {};
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            if (r + 8 * h < m) rows[h] = row_scales[r + 8 * h];
+            if (c + h < n) cols[h] = col_scales[c + h];
+        }
+#pragma unroll
+        for (int v = 0; v < 4; ++v) {
+            const int64_t i = r + 8 * (v / 2), j = c + v % 2;
+            if (promise && i < m && j < n) sums[v] = W[i + j * ld];
+        }
 #pragma unroll
         for (int v = 0; v < 4; ++v) { // byte v: row r + 8 (v / 2), column c + v % 2
             const int64_t i = r + 8 * (v / 2), j = c + v % 2;
             if (i >= m || j >= n) continue;
-            const RowScale row = row_scales[i], col = col_scales[j];
-            int32_t* w = W + i + j * ld;
-            if (promise && needs_native(row, col, *w, rule)) {
-                *w = kNativeMark;
+            const RowScale row = rows[v / 2], col = cols[v % 2];
+            if (promise && needs_native(row, col, sums[v], rule)) {
+                W[i + j * ld] = kNativeMark;
                 marked = true;
                 continue;
             }
