@@ -223,13 +223,29 @@ struct ByteWeights {
     }
 };
 
+/// u mod M for u < 2^39 / M (above 2^31 + 2^8 for every M <= 255): the quotient is the high
+/// word of u ceil(2^39 / M) shifted right by 7, as the excess u e / (M 2^39) (e < M the rounding
+/// up) stays below 1/M. Two instructions and a multiply-add where the compiler, knowing only
+/// that u < 2^32, needs a 33-bit multiplier and its fix-up for most moduli.
+template <uint32_t M>
+GEMMLAB_HOST_DEVICE inline uint32_t mod_narrow(uint32_t u) {
+    static_assert(M > 128 && M < 256, "ceil(2^39 / M) must fit 32 bits, 2^39 / M exceed 2^31 + 2^8");
+    constexpr uint32_t kMagic = uint32_t(((uint64_t(1) << 39) + M - 1) / M);
+#if defined(__CUDA_ARCH__)
+    const uint32_t q = __umulhi(u, kMagic) >> 7;
+#else
+    const uint32_t q = uint32_t((uint64_t(u) * kMagic) >> 39);
+#endif
+    return u - q * M;
+}
+
 template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
     if constexpr (M == 256) {
         return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
     } else if constexpr (Narrow) { // u + offset < 2^31 + 2^8: one word, one reduction
         using W = ByteWeights<M, true>;
-        return int32_t((W::low_word(v) + W::offset) % M) - 128;
+        return int32_t(mod_narrow<M>(W::low_word(v) + W::offset)) - 128;
     } else {
         using W = ByteWeights<M, false>;
         const uint32_t words[2] = {W::low_word(v), W::high_word(v)};
