@@ -404,7 +404,7 @@ TEST(Ozaki, ResidueLayoutIsOneToOne) {
         EXPECT_EQ(oz::ResidueLayout::byte(8 + 3, 7), 3);
     }
 }
-// The magnitude GEMM's sample of k: all of it up to 4096 values (float: 2048), else at most 8
+// The magnitude GEMM's sample of k: all of it up to 4096 values (float: 1024), else at most 8
 // (4) blocks of 512 spread over k (the first and, where the stride reaches it, the last), placed
 // one to one in a plane whose width is a multiple of 16 (TMA rows).
 TEST(Ozaki, MagnitudeSampleIsSpreadAndOneToOne) {

@@ -15,7 +15,7 @@
 //                       epilogue writes (y_l C'_l) mod m_l, one byte per element
 //                       (ozaki/residue_gemm.cuh)
 //   magnitude GEMM      floor(|a'| / 2^(bits-7)) products into int32 W (rung 30's launcher)
-//                       over a sample of at most 4096 values (float: 2048) spread over k:
+//                       over a sample of at most 4096 values (float: 1024) spread over k:
 //                       a lower bound of sum |A||B|
 //   reconstruct         the CRT in doubles (crt_value_fast: 1/m_l in three parts, error-free
 //                       products), the exact one in as many 32-bit limbs as the count needs
@@ -35,7 +35,6 @@
 // Measured: docs/ladder.md.
 
 #include <cmath>
-#include <cstdlib>
 #include <type_traits>
 
 #include "gemm/device_caps.hpp"
@@ -174,12 +173,8 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         GEMMLAB_CUDA_CHECK(cudaMemsetAsync(ranges, 0, range_bytes, stream));
         constexpr int kVector = 16 / sizeof(T);
         const bool aligned = reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % kVector == 0;
-        auto range_kernel = aligned ? &ozaki::row_range_kernel<T, kVector>
+        const auto range_kernel = aligned ? &ozaki::row_range_kernel<T, kVector>
                                           : &ozaki::row_range_kernel<T, 1>;
-        if (const char* e = getenv("GEMMLAB_ROW_RANGE")) { // experiment only
-            if (atoi(e) == 1 && aligned) range_kernel = &ozaki::row_range_kernel<T, kVector, 16, 2>;
-            if (atoi(e) == 2 && aligned) range_kernel = &ozaki::row_range_kernel<T, kVector, 4, 5>;
-        }
         range_kernel<<<dim3(row_blocks, k_chunks), ozaki::kThreads, 0, stream>>>(
             X, ld, k_major, rows, g.k, ranges);
         GEMMLAB_CHECK_LAUNCH();

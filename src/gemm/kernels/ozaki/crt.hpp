@@ -56,13 +56,13 @@ inline constexpr int kMagnitudeBits = 7;
 /// products still gives a lower bound of sum |A||B|, and for inputs of one magnitude the check
 /// passes with a margin of about the sample's length times 2^(bits - p) (p: the type's
 /// significand bits), so 4096 values spread over k cost a fraction of a full GEMM and keep the
-/// promise (docs/precision.md). Float samples half as many: its elements that the check sends
-/// native are recomputed in double, more accurate than the emulation, so a weaker bound costs
-/// only time on wide-range inputs; double's native pass is only as accurate as DGEMM, and a
-/// 2048-value sample raised its wide-range errors (docs/precision.md).
+/// promise (docs/precision.md). Float samples a quarter as many: its elements that the check
+/// sends native are recomputed in double, more accurate than the emulation, so a weaker bound
+/// costs only time on wide-range inputs (and lowers their errors); double's native pass is only
+/// as accurate as DGEMM, and a 2048-value sample raised its wide-range errors (docs/precision.md).
 inline constexpr int64_t kMagnitudeBlock = 512, kMagnitudeBlocks = 8;
 constexpr int64_t magnitude_blocks(bool is_double) {
-    return is_double ? kMagnitudeBlocks : kMagnitudeBlocks / 2;
+    return is_double ? kMagnitudeBlocks : kMagnitudeBlocks / 4;
 }
 static_assert(kMagnitudeBlocks * kMagnitudeBlock * 127 * 127 < (int64_t(1) << 31),
               "the magnitude GEMM's int32 sums must be exact");
@@ -75,7 +75,7 @@ struct MagnitudeSample {
         return p / kMagnitudeBlock / stride * kMagnitudeBlock + p % kMagnitudeBlock;
     }
 };
-/// The sample of kp values of k (kp a multiple of 16): all of them up to 4096 (double) or 2048
+/// The sample of kp values of k (kp a multiple of 16): all of them up to 4096 (double) or 1024
 /// (float).
 inline MagnitudeSample magnitude_sample(int64_t kp, bool is_double) {
     const int64_t blocks = (kp + kMagnitudeBlock - 1) / kMagnitudeBlock;
