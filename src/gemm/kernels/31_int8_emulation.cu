@@ -18,7 +18,8 @@
 //                       over a sample of at most 4096 values (float: 1024) spread over k:
 //                       a lower bound of sum |A||B|
 //   reconstruct         the CRT in doubles (crt_value_fast: 1/m_l in three parts, error-free
-//                       products), the exact one in as many 32-bit limbs as the count needs
+//                       products; float with P < 2^64: crt_value_int64, exact in 64-bit
+//                       integers), the exact one in as many 32-bit limbs as the count needs
 //                       (crt_limbs) for small C' and near ties, scale back, alpha/beta; where
 //                       the inputs break the precision promise (Inf/NaN, or an exponent spread
 //                       that the scaling's error cannot afford against the lower bound) mark

@@ -438,8 +438,9 @@ struct NativeList {
 /// residue planes Q (ResidueLayout, planes `plane_bytes` apart); one block per 32 x 32 tile, a
 /// thread per word of Q: rows r, r + 8 by columns c, c + 1. W holds the magnitude GEMM's sums on
 /// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
-/// W instead. C' is the CRT in doubles (crt_rounded), the integer CRT only for small C' and, for
-/// double, near ties (a float result is rounded to float after). Count, the number of moduli, is
+/// W instead. C' comes from crt_rounded: for double the CRT in doubles, the integer CRT only for
+/// small C' and near ties; for float with P < 2^64 the CRT in 64-bit integers, exact (the result
+/// is rounded to float after). Count, the number of moduli, is
 /// a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l come from
 /// constant memory (kCrtFractions). (Two blocks per SM in the bounds: left free, ptxas held the
 /// float, 16-moduli form to 79 registers and spilled.)
