@@ -726,30 +726,32 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
 }
 
 /// C' as the reconstruction takes it: for float with P < 2^64 crt_value_int64, otherwise
-/// crt_value_fast where it answers, else crt_value in L limbs (a branch that elements of small
-/// C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
-template <bool Rounded, int L = kLimbs>
-GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
-                                              const CrtConstants& c, const CrtFractions& f) {
+/// crt_value_fast where it answers, else `exact()`, the integer CRT (a branch that elements of
+/// small C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
+template <bool Rounded, class Exact>
+GEMMLAB_HOST_DEVICE inline Scaled crt_rounded_or(const uint32_t (&q)[kMaxModuli],
+                                                 const CrtConstants& c, const CrtFractions& f,
+                                                 Exact exact) {
     double d = 0;
     if (!Rounded && product_below_2_64(c)) {
         if (crt_value_int64(q, c, f, &d)) return {d, 0};
     } else if (crt_value_fast<Rounded>(q, c, f, &d)) {
         return {d, 0};
     }
-    return crt_value<L>(q, c);
+    return exact();
 }
 
-/// crt_rounded with crt_value_sized's limbs (the CPU tests: what each reconstruction kernel runs).
+/// The kernels' form: the integer CRT in L limbs.
+template <bool Rounded, int L = kLimbs>
+GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
+                                              const CrtConstants& c, const CrtFractions& f) {
+    return crt_rounded_or<Rounded>(q, c, f, [&] { return crt_value<L>(q, c); });
+}
+
+/// With crt_value_sized's limbs (the CPU tests: what each reconstruction kernel runs).
 template <bool Rounded>
 inline Scaled crt_rounded_sized(const uint32_t (&q)[kMaxModuli], const CrtConstants& c) {
-    double d = 0;
-    if (!Rounded && product_below_2_64(c)) {
-        if (crt_value_int64(q, c, kCrtFractionsHost, &d)) return {d, 0};
-    } else if (crt_value_fast<Rounded>(q, c, kCrtFractionsHost, &d)) {
-        return {d, 0};
-    }
-    return crt_value_sized(q, c);
+    return crt_rounded_or<Rounded>(q, c, kCrtFractionsHost, [&] { return crt_value_sized(q, c); });
 }
 
 /// C' (as crt_value returns it) scaled back: C' 2^(-e_row - e_col), one rounding (a second

@@ -426,6 +426,14 @@ __global__ void __launch_bounds__(kThreads)
 
 // ------------------------------------------------------------------ reconstruct
 
+/// *out = alpha v + beta *out in double, rounded once to T (C read only when beta != 0): the one
+/// store of both the reconstruction and the native pass, so an element is written alike by
+/// whichever owns it.
+template <class T>
+__device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
+    *out = beta == T(0) ? T(double(alpha) * v) : T(fma(double(alpha), v, double(beta) * double(*out)));
+}
+
 /// Where the reconstruction leaves the work of the native pass: W(i, j) = kNativeMark for each
 /// element it did not write, and the index of each 32 x 32 tile holding one.
 inline constexpr int32_t kNativeMark = -1;
@@ -497,9 +505,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             const Scaled cv =
                 crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(q, crt, kCrtFractions);
             const double product = unscale(cv, row.exponent, col.exponent);
-            T* out = C + i + j * ldc;
-            *out = beta == T(0) ? T(double(alpha) * product)
-                                : T(fma(double(alpha), product, double(beta) * double(*out)));
+            store_result(C + i + j * ldc, alpha, beta, product);
         }
     }
     if (__syncthreads_or(marked) && threadIdx.x == 0)
@@ -557,10 +563,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int v = 0; v < 4; ++v) {
             const int64_t i = ti + il + v;
             if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
-            T* out = g.C + i + j * g.ldc;
-            *out = g.beta == T(0)
-                       ? T(double(g.alpha) * acc[v])
-                       : T(fma(double(g.alpha), acc[v], double(g.beta) * double(*out)));
+            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, acc[v]);
         }
     }
 }
