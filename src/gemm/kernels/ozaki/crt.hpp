@@ -229,7 +229,8 @@ struct ByteWeights {
 /// that u < 2^32, needs a 33-bit multiplier and its fix-up for most moduli.
 template <uint32_t M>
 GEMMLAB_HOST_DEVICE inline uint32_t mod_narrow(uint32_t u) {
-    static_assert(M > 128 && M < 256, "ceil(2^39 / M) must fit 32 bits, 2^39 / M exceed 2^31 + 2^8");
+    static_assert(M > 128 && M < 256,
+                  "ceil(2^39 / M) must fit 32 bits and 2^39 / M exceed 2^31 + 2^8");
     constexpr uint32_t kMagic = uint32_t(((uint64_t(1) << 39) + M - 1) / M);
 #if defined(__CUDA_ARCH__)
     const uint32_t q = __umulhi(u, kMagic) >> 7;

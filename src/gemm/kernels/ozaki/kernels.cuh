@@ -51,9 +51,9 @@ __device__ __forceinline__ void for_each_modulus(int count, F&& f) {
 
 /// One thread's share of a split tile, rows [r0, r0 + 32) x k [p0, p0 + 64) of the operand:
 /// fetched into registers, then put into the shared `tile` as doubles (zeros outside rows x k).
-/// Reads run along X's contiguous dimension: k when k_major, rows otherwise. The passes fetch
-/// the next tile before working on the one in shared memory, so its loads are in flight
-/// meanwhile: with one tile at a time the passes kept DRAM 35-40% busy (ncu, `e5`).
+/// Reads run along X's contiguous dimension: k when k_major, rows otherwise. The split pass
+/// fetches the next tile before working on the one in shared memory, so its loads are in flight
+/// meanwhile (one tile at a time left DRAM mostly idle: docs/ladder.md, "Rung 31").
 template <class T>
 struct SplitTileLoads {
     T v[8];
@@ -216,7 +216,8 @@ struct Range {
     /// Joins this row's range into ranges[r] (atomics: other chunks of k add theirs).
     __device__ __forceinline__ void publish(RowRange* ranges, int64_t r) const {
         if (largest > 0)
-            atomicMax(&ranges[r].largest, (unsigned long long)__double_as_longlong(double(largest)));
+            atomicMax(&ranges[r].largest,
+                      (unsigned long long)__double_as_longlong(double(largest)));
         if (nonfinite) atomicOr(&ranges[r].nonfinite, 1);
     }
 };
@@ -309,7 +310,7 @@ __device__ __forceinline__ void row_ranges_rows_contiguous(const T* __restrict__
 /// Inf or NaN, joined into `ranges` by atomics. No shared-memory tile (a maximum needs no
 /// transpose): each thread reads runs of V values along X's contiguous dimension, V = 16 bytes
 /// where X and ld are 16-byte aligned, else 1, kBatch loads in flight at a time. Through the
-/// split's tile, float read 2.2 TB/s here (docs/ladder.md, "Rung 31").
+/// split's tile, float's reads here ran at half of DRAM's rate (docs/ladder.md, "Rung 31").
 template <class T, int V, int kBatch = 8, int kMinBlocks = 4>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     row_range_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
@@ -322,7 +323,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         if (whole) row_ranges_k_major<T, V, kBatch, true>(X, ld, rows, r0, first, last, ranges);
         else row_ranges_k_major<T, V, 4, false>(X, ld, rows, r0, first, last, ranges);
     } else {
-        if (whole) row_ranges_rows_contiguous<T, V, kBatch, true>(X, ld, rows, r0, first, last, ranges);
+        if (whole)
+            row_ranges_rows_contiguous<T, V, kBatch, true>(X, ld, rows, r0, first, last, ranges);
         else row_ranges_rows_contiguous<T, V, 4, false>(X, ld, rows, r0, first, last, ranges);
     }
 }
@@ -431,7 +433,8 @@ __global__ void __launch_bounds__(kThreads)
 /// whichever owns it.
 template <class T>
 __device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
-    *out = beta == T(0) ? T(double(alpha) * v) : T(fma(double(alpha), v, double(beta) * double(*out)));
+    *out = beta == T(0) ? T(double(alpha) * v)
+                        : T(fma(double(alpha), v, double(beta) * double(*out)));
 }
 
 /// Where the reconstruction leaves the work of the native pass: W(i, j) = kNativeMark for each
@@ -476,7 +479,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         for (int l = 0; l < kMaxModuli; ++l)
             quad[l] = l < Count ? words[l * plane_words + word] : 0u;
         // Every load of the four elements before any of them is used: issued one element at a
-        // time, they left the pass waiting on memory (ncu: long-scoreboard stalls, session h).
+        // time, they left the pass waiting on memory (ncu's long-scoreboard stalls).
         RowScale rows[2] = {}, cols[2] = {};
         int32_t sums[4] = {};
 #pragma unroll
