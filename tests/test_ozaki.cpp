@@ -474,26 +474,49 @@ TEST(Ozaki, WideToDoubleRoundsToNearest) {
     EXPECT_EQ(value_of(oz::to_double(oz::wide_zero())), 0.0);
 }
 
+/// C' values for `count` moduli: 0, +-1, the ends of (-P/2, P/2], then `random` of every
+/// magnitude up to P/2 with a random sign; with `ties`, every fifth of those longer than
+/// `tie_bits` is made halfway between two doubles, or one unit off it.
+struct CrtCase {
+    bool negative;
+    oz::Wide magnitude;
+    bool near_tie;
+};
+std::vector<CrtCase> crt_cases(const oz::CrtConstants& c, int count, std::mt19937_64& rng,
+                               int random, bool ties, int tie_bits) {
+    uint32_t rem = 0;
+    const oz::Wide half = oz::div_small(c.product, 2, &rem);
+    const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
+    std::vector<CrtCase> cases = {{false, oz::wide_zero(), false},
+                                  {false, half, false},
+                                  {true, oz::sub(half, shifted(1, 0)), false},
+                                  {true, shifted(1, 0), false},
+                                  {false, shifted(1, 0), false}};
+    for (int i = 0; i < random; ++i) {
+        oz::Wide w = oz::wide_zero();
+        for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
+        const int keep = 1 + int(rng() % uint64_t(room));
+        for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+        bool near_tie = false;
+        if (ties && i % 5 == 0 && keep > tie_bits) {
+            for (int b = 0; b < keep - 54; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
+            w.limb[(keep - 55) / 32] |= 1u << ((keep - 55) % 32);
+            if (i % 3 == 1) w = oz::sub(w, shifted(1, 0));
+            if (i % 3 == 2) w.limb[0] |= 1;
+            near_tie = true;
+        }
+        cases.push_back({bool(rng() & 1), w, near_tie});
+    }
+    return cases;
+}
+
 // Every C' in (-P/2, P/2] comes back from its residues, correctly rounded.
 TEST(Ozaki, CrtRecoversEverySignedValue) {
     std::mt19937_64 rng(3);
     for (int count = 1; count <= oz::kMaxModuli; ++count) {
         const oz::CrtConstants c = oz::make_crt_constants(count);
-        uint32_t rem = 0;
-        const oz::Wide half = oz::div_small(c.product, 2, &rem);
-        std::vector<std::pair<bool, oz::Wide>> cases = {{false, oz::wide_zero()},
-                                                        {false, half},
-                                                        {true, oz::sub(half, shifted(1, 0))},
-                                                        {true, shifted(1, 0)}};
-        const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
-        for (int i = 0; i < 300; ++i) {
-            oz::Wide w = oz::wide_zero();
-            for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
-            const int keep = 1 + int(rng() % uint64_t(room));
-            for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
-            cases.push_back({bool(rng() & 1), w});
-        }
-        for (const auto& [negative, magnitude] : cases) {
+        const std::vector<CrtCase> cases = crt_cases(c, count, rng, 300, false, 0);
+        for (const auto& [negative, magnitude, near_tie] : cases) {
             uint32_t q[oz::kMaxModuli];
             residues_of(negative, magnitude, c, q);
             const double got = value_of(oz::crt_value(q, c));
@@ -513,28 +536,9 @@ TEST(Ozaki, CrtInInt64IsExactWhereItAnswers) {
     std::mt19937_64 rng(5);
     for (int count = 1; count <= 8; ++count) {
         const oz::CrtConstants c = oz::make_crt_constants(count);
-        uint32_t rem = 0;
-        const oz::Wide half = oz::div_small(c.product, 2, &rem);
-        const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
-        std::vector<std::pair<bool, oz::Wide>> cases = {{false, oz::wide_zero()},
-                                                        {false, half},
-                                                        {true, oz::sub(half, shifted(1, 0))},
-                                                        {true, shifted(1, 0)}};
-        for (int i = 0; i < 3000; ++i) {
-            oz::Wide w = oz::wide_zero();
-            for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
-            const int keep = 1 + int(rng() % uint64_t(room));
-            for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
-            if (i % 5 == 0 && keep > 56) { // halfway between two doubles, or one unit off it
-                for (int b = 0; b < keep - 54; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
-                w.limb[(keep - 55) / 32] |= 1u << ((keep - 55) % 32);
-                if (i % 3 == 1) w = oz::sub(w, shifted(1, 0));
-                if (i % 3 == 2) w.limb[0] |= 1;
-            }
-            cases.push_back({bool(rng() & 1), w});
-        }
+        const std::vector<CrtCase> cases = crt_cases(c, count, rng, 3000, true, 56);
         int answered = 0, must = 0;
-        for (const auto& [negative, magnitude] : cases) {
+        for (const auto& [negative, magnitude, near_tie] : cases) {
             uint32_t q[oz::kMaxModuli];
             residues_of(negative, magnitude, c, q);
             const double want = value_of(oz::to_double(magnitude)) * (negative ? -1 : 1);
@@ -562,35 +566,9 @@ TEST(Ozaki, CrtInDoublesIsCorrectlyRoundedWhereItAnswers) {
     std::mt19937_64 rng(4);
     for (int count = 1; count <= oz::kMaxModuli; ++count) {
         const oz::CrtConstants c = oz::make_crt_constants(count);
-        uint32_t rem = 0;
-        const oz::Wide half = oz::div_small(c.product, 2, &rem);
-        const int room = int(std::floor(oz::log2_product(count))) - 1; // 2^room <= P / 2
-        struct Case {
-            bool negative;
-            oz::Wide magnitude;
-            bool near_tie;
-        };
-        std::vector<Case> cases = {{false, oz::wide_zero(), false},
-                                   {true, oz::sub(half, shifted(1, 0)), false},
-                                   {false, half, false},
-                                   {false, shifted(1, 0), false}};
-        for (int i = 0; i < 3000; ++i) {
-            oz::Wide w = oz::wide_zero();
-            for (int l = 0; l < oz::kLimbs; ++l) w.limb[l] = uint32_t(rng());
-            const int keep = 1 + int(rng() % uint64_t(room));
-            for (int b = keep; b < 32 * oz::kLimbs; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
-            bool near_tie = false;
-            if (i % 5 == 0 && keep > 60) { // halfway between two doubles, or one unit off it
-                for (int b = 0; b < keep - 54; ++b) w.limb[b / 32] &= ~(1u << (b % 32));
-                w.limb[(keep - 55) / 32] |= 1u << ((keep - 55) % 32);
-                if (i % 3 == 1) w = oz::sub(w, shifted(1, 0));
-                if (i % 3 == 2) w.limb[0] |= 1;
-                near_tie = true;
-            }
-            cases.push_back({bool(rng() & 1), w, near_tie});
-        }
+        const std::vector<CrtCase> cases = crt_cases(c, count, rng, 3000, true, 60);
         int answered[2] = {0, 0}, must[2] = {0, 0};
-        for (const Case& x : cases) {
+        for (const CrtCase& x : cases) {
             uint32_t q[oz::kMaxModuli];
             residues_of(x.negative, x.magnitude, c, q);
             const double want = value_of(oz::to_double(x.magnitude)) * (x.negative ? -1 : 1);
