@@ -157,7 +157,9 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
             for (int l = 0; l < count; ++l) qs[l] = q[size_t(l)][size_t(i * n + j)];
             const oz::Scaled product = is_double ? oz::crt_rounded_sized<true>(qs, crt)
                                                  : oz::crt_rounded_sized<false>(qs, crt);
-            const double v = oz::unscale(product, as[size_t(i)].exponent, bs[size_t(j)].exponent);
+            const int ea = as[size_t(i)].exponent, eb = bs[size_t(j)].exponent;
+            const double v = is_double ? oz::unscale(product, ea, eb)
+                                       : oz::unscale_float(product, ea, eb);
             out.c[size_t(i * n + j)] = is_double ? v : double(float(v));
         }
     return out;
@@ -510,6 +512,24 @@ std::vector<CrtCase> crt_cases(const oz::CrtConstants& c, int count, std::mt1993
     return cases;
 }
 
+// unscale_float, float's unscale without the range check, agrees with unscale at the ends of
+// float's scales (rows' largest |x| from 2^-149 to FLT_MAX, bits 1 to kMaxBits) and C' up to
+// 2^160.
+TEST(Ozaki, UnscaleFloatMatchesUnscaleOnFloatScales) {
+    const double largest[] = {0x1p-149, 0x1p-126, 1.0, 0x1.fffffep127};
+    const int bits[] = {1, 24, oz::kMaxBits};
+    const oz::Scaled values[] = {{1.0, 0}, {-0x1.fffffffffffffp63, 0}, {0x1.8p52, 108}, {0.0, 0}};
+    for (double a : largest)
+        for (double b : largest)
+            for (int bt : bits)
+                for (const oz::Scaled& v : values) {
+                    const int ea = oz::row_factors(a, bt).exponent;
+                    const int eb = oz::row_factors(b, bt).exponent;
+                    EXPECT_EQ(oz::unscale_float(v, ea, eb), oz::unscale(v, ea, eb))
+                        << a << " " << b << " " << bt;
+                }
+}
+
 // Every C' in (-P/2, P/2] comes back from its residues, correctly rounded.
 TEST(Ozaki, CrtRecoversEverySignedValue) {
     std::mt19937_64 rng(3);
@@ -528,7 +548,7 @@ TEST(Ozaki, CrtRecoversEverySignedValue) {
 }
 
 // The CRT in 64-bit integers (float's products of up to eight moduli, P < 2^64): where it
-// answers, C' correctly rounded, bit for bit the integer CRT's, from 0 up to (1/2 - 2^-28) P,
+// answers, C' correctly rounded, bit for bit the integer CRT's, from 0 up to (1/2 - 2^-17) P,
 // ties of the rounding to 53 bits and their neighbours included; it declines only next to +-P/2.
 TEST(Ozaki, CrtInInt64IsExactWhereItAnswers) {
     EXPECT_TRUE(oz::product_below_2_64(oz::make_crt_constants(8)));
@@ -536,17 +556,28 @@ TEST(Ozaki, CrtInInt64IsExactWhereItAnswers) {
     std::mt19937_64 rng(5);
     for (int count = 1; count <= 8; ++count) {
         const oz::CrtConstants c = oz::make_crt_constants(count);
-        const std::vector<CrtCase> cases = crt_cases(c, count, rng, 3000, true, 56);
+        std::vector<CrtCase> cases = crt_cases(c, count, rng, 3000, true, 56);
+        // Either side of the point where the fixed-point estimate of K starts to decline:
+        // |C'| = P/2 - P 2^-e, e from 15 to 21, and one and two units below.
+        uint32_t rem = 0;
+        const oz::Wide half = oz::div_small(c.product, 2, &rem);
+        for (int e = 15; e <= 21; ++e) {
+            const oz::Wide below = oz::sub(half, oz::div_small(c.product, 1u << e, &rem));
+            for (const oz::Wide& w : {below, oz::sub(below, shifted(1, 0)),
+                                      oz::sub(below, shifted(2, 0))})
+                for (bool negative : {false, true}) // -P/2 itself stands for +P/2
+                    if (!negative || oz::less(w, half)) cases.push_back({negative, w, false});
+        }
         int answered = 0, must = 0;
         for (const auto& [negative, magnitude, near_tie] : cases) {
             uint32_t q[oz::kMaxModuli];
             residues_of(negative, magnitude, c, q);
             const double want = value_of(oz::to_double(magnitude)) * (negative ? -1 : 1);
             double got = 0;
-            const bool answers = oz::crt_value_int64(q, c, oz::kCrtFractionsHost, &got);
+            const bool answers = oz::crt_value_int64(q, c, &got);
             answered += answers;
             if (answers) EXPECT_EQ(got, want) << "count " << count << ", C' " << want;
-            if (std::fabs(want) <= c.product_double * (0.5 - 0x1p-28)) {
+            if (std::fabs(want) <= c.product_double * (0.5 - 0x1p-17)) {
                 ++must;
                 EXPECT_TRUE(answers) << "count " << count << ", C' " << want;
             }

@@ -702,27 +702,47 @@ constexpr bool product_below_2_64(const CrtConstants& c) {
     return true;
 }
 
+/// 1/m_l in fixed point, round(2^28 / m_l): crt_value_int64's estimate of X / P. Eight terms
+/// q_l 2^28 / m_l < 2^28 each, plus the rounding's half, stay below 2^32.
+inline constexpr int kFixedFractionBits = 28;
+constexpr uint32_t fixed_fraction(uint32_t m) {
+    return uint32_t(((uint64_t(1) << kFixedFractionBits) + m / 2) / m);
+}
+/// How far (in units of 2^-28) the fixed-point sum may lie from 2^28 X / P: at most 8 terms,
+/// each off by q_l |round(2^28 / m_l) - 2^28 / m_l| <= 255 / 2.
+inline constexpr uint32_t kFixedSumError = 1020;
+constexpr bool fixed_sum_fits_32_bits() {
+    uint64_t s = uint64_t(1) << (kFixedFractionBits - 1);
+    for (int l = 0; l < 8; ++l) s += uint64_t(modulus(l) - 1) * fixed_fraction(modulus(l));
+    return s < (uint64_t(1) << 32);
+}
+static_assert(fixed_sum_fits_32_bits(), "eight moduli's fixed-point sum must fit 32 bits");
+
 /// C' for P < 2^64, exactly: X = sum_l q_l M_l is taken mod 2^64 (two integer multiplies per
-/// modulus), and K, the integer nearest X / P, is rint of crt_value_fast's first sum s0, which
-/// is exact in doubles; C' = X - K P, so (X - K P) mod 2^64 read as an int64 is C' itself
-/// (|C'| < P / 2 <= 2^63), and its conversion rounds once, as crt_value's result does. False
-/// where K is in doubt (s0 within 2^-29 of a half-integer, so C' near +-P/2); the caller then
-/// runs crt_value. docs/precision.md ("The CRT in doubles") has the argument.
+/// modulus), and K, the integer nearest X / P = sum_l q_l / m_l, from the same sum in 32-bit
+/// fixed point (one multiply per modulus, within kFixedSumError units of it). C' = X - K P, so
+/// (X - K P) mod 2^64 read as an int64 is C' itself (|C'| < P / 2 <= 2^63), and its conversion
+/// rounds once, as crt_value's result does. False where K is in doubt (the fixed-point sum
+/// within 2^-18 of a half-integer, so C' near +-P/2); the caller then runs crt_value.
+/// docs/precision.md ("The CRT in doubles") has the argument.
 GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
-                                                const CrtConstants& c, const CrtFractions& f,
-                                                double* out) {
+                                                const CrtConstants& c, double* out) {
+    if (c.count > 8) return false; // kFixedSumError's eight terms
     uint64_t x = 0;
-    double s0 = 0;
+    uint32_t s = uint32_t(1) << (kFixedFractionBits - 1); // + 1/2: K = floor(s 2^-28)
     GEMMLAB_OZAKI_UNROLL
     for (int l = 0; l < kMaxModuli; ++l)
         if (l < c.count) {
             x += uint64_t(q[l]) * (uint64_t(c.weight[l].limb[1]) << 32 | c.weight[l].limb[0]);
-            s0 = ::fma(residue_double(q[l]), f.part[0][l], s0);
+            s += q[l] * fixed_fraction(modulus(l));
         }
-    const double k = ::rint(s0);
-    if (!(::fabs(add_rn(s0, -k)) <= 0.5 - 0x1p-29)) return false;
+    // s's place within its unit [K, K + 1): at least kFixedSumError + 1 from either end, so the
+    // exact sum X / P + 1/2 lies in the same unit.
+    constexpr uint32_t unit = uint32_t(1) << kFixedFractionBits, margin = kFixedSumError + 1;
+    if ((s & (unit - 1)) - margin >= unit - 2 * margin) return false;
+    const uint64_t k = s >> kFixedFractionBits;
     const uint64_t p = uint64_t(c.product.limb[1]) << 32 | c.product.limb[0];
-    *out = double(int64_t(x - uint64_t(int64_t(k)) * p));
+    *out = double(int64_t(x - k * p));
     return true;
 }
 
@@ -735,7 +755,7 @@ GEMMLAB_HOST_DEVICE inline Scaled crt_rounded_or(const uint32_t (&q)[kMaxModuli]
                                                  Exact exact) {
     double d = 0;
     if (!Rounded && product_below_2_64(c)) {
-        if (crt_value_int64(q, c, f, &d)) return {d, 0};
+        if (crt_value_int64(q, c, &d)) return {d, 0};
     } else if (crt_value_fast<Rounded>(q, c, f, &d)) {
         return {d, 0};
     }
@@ -759,6 +779,17 @@ inline Scaled crt_rounded_sized(const uint32_t (&q)[kMaxModuli], const CrtConsta
 /// one only where the result is subnormal).
 GEMMLAB_HOST_DEVICE inline double unscale(const Scaled& c, int row_exponent, int col_exponent) {
     return times_pow2(c.d, c.exponent - row_exponent - col_exponent);
+}
+
+/// unscale for float's calls, without times_pow2's range check: a float row's largest |x| lies
+/// in [2^-149, 2^128), so with bits <= kMaxBits its exponent e lies in [-127, 210], and C''s
+/// own exponent in [0, 160]; the sum stays within [-420, 414], where 2^e is a normal double.
+GEMMLAB_HOST_DEVICE inline double unscale_float(const Scaled& c, int row_exponent,
+                                                int col_exponent) {
+    const uint64_t bits = uint64_t(c.exponent - row_exponent - col_exponent + 1023) << 52;
+    double p;
+    memcpy(&p, &bits, sizeof p);
+    return c.d * p;
 }
 
 // ------------------------------------------------------------------ the precision promise
