@@ -136,7 +136,8 @@ void launch_reconstruct(int count, unsigned grid, cudaStream_t stream, Args... a
     if constexpr (Count <= ozaki::kMaxModuli) {
         if (count != Count)
             return launch_reconstruct<T, Count + 1>(count, grid, stream, args...);
-        ozaki::reconstruct_kernel<T, Count><<<grid, ozaki::kThreads, 0, stream>>>(args...);
+        ozaki::reconstruct_kernel<T, Count>
+            <<<grid, ozaki::kReconstructThreads<Count>, 0, stream>>>(args...);
         GEMMLAB_CHECK_LAUNCH();
     }
 }

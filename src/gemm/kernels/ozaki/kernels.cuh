@@ -431,10 +431,15 @@ __global__ void __launch_bounds__(kThreads)
 /// *out = alpha v + beta *out in double, rounded once to T (C read only when beta != 0): the one
 /// store of both the reconstruction and the native pass, so an element is written alike by
 /// whichever owns it.
+template <bool BetaIsZero, class T>
+__device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
+    *out = BetaIsZero ? T(double(alpha) * v)
+                      : T(fma(double(alpha), v, double(beta) * double(*out)));
+}
 template <class T>
 __device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
-    *out = beta == T(0) ? T(double(alpha) * v)
-                        : T(fma(double(alpha), v, double(beta) * double(*out)));
+    if (beta == T(0)) store_result<true>(out, alpha, beta, v);
+    else store_result<false>(out, alpha, beta, v);
 }
 
 /// Where the reconstruction leaves the work of the native pass: W(i, j) = kNativeMark for each
@@ -445,28 +450,39 @@ struct NativeList {
     int* count; ///< zeroed before the reconstruction
 };
 
+/// The reconstruction's 16 x 8 blocks of residues per thread, one word of each plane for each:
+/// two where there are at most eight planes (float), so that a thread's index arithmetic,
+/// column scales and loads of alpha and beta serve eight elements; one for more (registers).
+template <int Count>
+inline constexpr int kReconstructBlocks = Count <= 8 ? 2 : 1;
+template <int Count>
+inline constexpr int kReconstructThreads = kThreads / kReconstructBlocks<Count>;
+
 /// C = alpha 2^(-e_i - f_j) C' + beta C (C read only when beta != 0), C' from the `count`
 /// residue planes Q (ResidueLayout, planes `plane_bytes` apart); one block per 32 x 32 tile, a
-/// thread per word of Q: rows r, r + 8 by columns c, c + 1. W holds the magnitude GEMM's sums on
-/// entry. With `promise` (off only for tests), elements that needs_native rejects are marked in
-/// W instead. C' comes from crt_rounded: for double the CRT in doubles, the integer CRT only for
-/// small C' and near ties; for float with P < 2^64 the CRT in 64-bit integers, exact (the result
-/// is rounded to float after). Count, the number of moduli, is
-/// a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l come from
-/// constant memory (kCrtFractions). (Two blocks per SM in the bounds: left free, ptxas held the
-/// float, 16-moduli form to 79 registers and spilled.)
+/// warp per 32 x 8 (two row blocks) or 16 x 8 of it, and a thread per word of Q in each of its
+/// kReconstructBlocks blocks: rows r, r + 8 (, r + 16, r + 24) by columns c, c + 1. W holds the
+/// magnitude GEMM's sums on entry. With `promise` (off only for tests), elements that
+/// needs_native rejects are marked in W instead. C' comes from crt_rounded: for double the CRT
+/// in doubles, the integer CRT only for small C' and near ties; for float with P < 2^64 the CRT
+/// in 64-bit integers, exact (the result is rounded to float after). Count, the number of
+/// moduli, is a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l
+/// come from constant memory (kCrtFractions). (Two blocks per SM in the bounds: left free, ptxas
+/// held the float, 16-moduli form to 79 registers and spilled.)
 template <class T, int Count>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBlocks<Count>)
     reconstruct_kernel(int64_t m, int64_t n, T alpha, T beta, T* __restrict__ C, int64_t ldc,
                        NativeRule rule, bool promise,
                        const uint8_t* __restrict__ Q, ResidueLayout layout,
                        int32_t* __restrict__ W, int64_t ld, const RowScale* __restrict__ row_scales,
                        const RowScale* __restrict__ col_scales, NativeList native) {
-    static_assert(kTile == 32 && kThreads == 256, "a tile: 2 x 4 blocks of 16 x 8, a warp each");
-    const int64_t tiles_m = (m + kTile - 1) / kTile;
-    const int block = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t bi = (blockIdx.x % tiles_m) * 2 + block % 2;
-    const int64_t bj = (blockIdx.x / tiles_m) * 4 + block / 2;
+    constexpr int R = kReconstructBlocks<Count>; // row blocks per thread
+    static_assert(kTile == 32 && kThreads == 256, "a tile: 2 x 4 blocks of 16 x 8");
+    // A grid of at most 2^32 tiles: the tile's row in 32-bit arithmetic.
+    const uint32_t tiles_m = uint32_t((m + kTile - 1) / kTile);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t bi = int64_t(blockIdx.x % tiles_m) * 2 + (R == 2 ? 0 : warp % 2);
+    const int64_t bj = int64_t(blockIdx.x / tiles_m) * 4 + (R == 2 ? warp : warp / 2);
     const int64_t r = bi * 16 + lane / 4, c = bj * 8 + 2 * (lane % 4);
     constexpr CrtConstants crt = make_crt_constants(Count);
     bool marked = false;
@@ -474,42 +490,71 @@ __global__ void __launch_bounds__(kThreads, 2)
         const int64_t word = (bi + bj * layout.blocks_m) * 32 + lane;
         const int64_t plane_words = layout.plane_bytes() / 4;
         const auto* words = reinterpret_cast<const uint32_t*>(Q);
-        uint32_t quad[kMaxModuli];
+        uint32_t quad[R][kMaxModuli];
 #pragma unroll
-        for (int l = 0; l < kMaxModuli; ++l)
-            quad[l] = l < Count ? words[l * plane_words + word] : 0u;
-        // Every load of the four elements before any of them is used: issued one element at a
-        // time, they left the pass waiting on memory (ncu's long-scoreboard stalls).
-        RowScale rows[2] = {}, cols[2] = {};
-        int32_t sums[4] = {};
+        for (int b = 0; b < R; ++b)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+            for (int l = 0; l < kMaxModuli; ++l)
+                quad[b][l] = l < Count && (bi + b) * 16 < m
+                                 ? words[l * plane_words + word + 32 * b]
+                                 : 0u;
+        // Every load of the elements before any of them is used: issued one element at a time,
+        // they left the pass waiting on memory (ncu's long-scoreboard stalls).
+        RowScale rows[2 * R] = {}, cols[2] = {};
+        int32_t sums[4 * R] = {};
+#pragma unroll
+        for (int h = 0; h < 2 * R; ++h)
             if (r + 8 * h < m) rows[h] = row_scales[r + 8 * h];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
             if (c + h < n) cols[h] = col_scales[c + h];
+        // Element (r + 8 h, c + g) of C and W at c_col[g] + 8 h, w_col[g] + 8 h: offsets that
+        // the loads and stores take as immediates (each element's own 64-bit index cost about
+        // six integer instructions).
+        T* c_col[2];
+        int32_t* w_col[2];
+#pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            c_col[g] = c + g < n ? C + r + (c + g) * ldc : C;
+            w_col[g] = c + g < n ? W + r + (c + g) * ld : W;
         }
 #pragma unroll
-        for (int v = 0; v < 4; ++v) {
+        for (int v = 0; v < 4 * R; ++v) {
             const int64_t i = r + 8 * (v / 2), j = c + v % 2;
-            if (promise && i < m && j < n) sums[v] = W[i + j * ld];
+            if (promise && i < m && j < n) sums[v] = w_col[v % 2][8 * (v / 2)];
         }
+        // One copy of the elements' loop for each of: every element in range or not, beta zero
+        // or not. Tested per element, each was a branch and its reconvergence (ncu: about 17
+        // control instructions per element).
+        const auto elements = [&](auto whole, auto beta_is_zero) {
 #pragma unroll
-        for (int v = 0; v < 4; ++v) { // byte v: row r + 8 (v / 2), column c + v % 2
-            const int64_t i = r + 8 * (v / 2), j = c + v % 2;
-            if (i >= m || j >= n) continue;
-            const RowScale row = rows[v / 2], col = cols[v % 2];
-            if (promise && needs_native(row, col, sums[v], rule)) {
-                W[i + j * ld] = kNativeMark;
-                marked = true;
-                continue;
+            for (int v = 0; v < 4 * R; ++v) { // block v / 4, byte v % 4: row r + 8 (v / 2)
+                const int64_t i = r + 8 * (v / 2), j = c + v % 2;
+                if (!whole && (i >= m || j >= n)) continue;
+                const RowScale row = rows[v / 2], col = cols[v % 2];
+                if (promise && needs_native(row, col, sums[v], rule)) {
+                    w_col[v % 2][8 * (v / 2)] = kNativeMark;
+                    marked = true;
+                    continue;
+                }
+                uint32_t q[kMaxModuli]; // byte v % 4 of each plane's word, by one permute
+#pragma unroll
+                for (int l = 0; l < kMaxModuli; ++l)
+                    q[l] = __byte_perm(quad[v / 4][l], 0u, 0x4440 + v % 4);
+                const Scaled cv = crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(
+                    q, crt, kCrtFractions);
+                const double product = std::is_same_v<T, double>
+                                           ? unscale(cv, row.exponent, col.exponent)
+                                           : unscale_float(cv, row.exponent, col.exponent);
+                store_result<decltype(beta_is_zero)::value>(c_col[v % 2] + 8 * (v / 2), alpha,
+                                                            beta, product);
             }
-            uint32_t q[kMaxModuli];
-#pragma unroll
-            for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[l] >> (8 * v)) & 0xFF;
-            const Scaled cv =
-                crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(q, crt, kCrtFractions);
-            const double product = unscale(cv, row.exponent, col.exponent);
-            store_result(C + i + j * ldc, alpha, beta, product);
-        }
+        };
+        using Yes = std::true_type;
+        using No = std::false_type;
+        const bool whole = r + 8 * (2 * R - 1) < m && c + 1 < n;
+        if (whole) beta == T(0) ? elements(Yes{}, Yes{}) : elements(Yes{}, No{});
+        else beta == T(0) ? elements(No{}, Yes{}) : elements(No{}, No{});
     }
     if (__syncthreads_or(marked) && threadIdx.x == 0)
         native.tiles[atomicAdd(native.count, 1)] = int(blockIdx.x);
