@@ -508,20 +508,10 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
 #pragma unroll
         for (int h = 0; h < 2; ++h)
             if (c + h < n) cols[h] = col_scales[c + h];
-        // Element (r + 8 h, c + g) of C and W at c_col[g] + 8 h, w_col[g] + 8 h: offsets that
-        // the loads and stores take as immediates (each element's own 64-bit index cost about
-        // six integer instructions).
-        T* c_col[2];
-        int32_t* w_col[2];
-#pragma unroll
-        for (int g = 0; g < 2; ++g) {
-            c_col[g] = c + g < n ? C + r + (c + g) * ldc : C;
-            w_col[g] = c + g < n ? W + r + (c + g) * ld : W;
-        }
 #pragma unroll
         for (int v = 0; v < 4 * R; ++v) {
             const int64_t i = r + 8 * (v / 2), j = c + v % 2;
-            if (promise && i < m && j < n) sums[v] = w_col[v % 2][8 * (v / 2)];
+            if (promise && i < m && j < n) sums[v] = W[i + j * ld];
         }
         // One copy of the elements' loop for each of: every element in range or not, beta zero
         // or not. Tested per element, each was a branch and its reconvergence (ncu: about 17
@@ -533,21 +523,21 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
                 if (!whole && (i >= m || j >= n)) continue;
                 const RowScale row = rows[v / 2], col = cols[v % 2];
                 if (promise && needs_native(row, col, sums[v], rule)) {
-                    w_col[v % 2][8 * (v / 2)] = kNativeMark;
+                    W[i + j * ld] = kNativeMark;
                     marked = true;
                     continue;
                 }
-                uint32_t q[kMaxModuli]; // byte v % 4 of each plane's word, by one permute
+                uint32_t q[kMaxModuli];
 #pragma unroll
                 for (int l = 0; l < kMaxModuli; ++l)
-                    q[l] = __byte_perm(quad[v / 4][l], 0u, 0x4440 + v % 4);
+                    q[l] = (quad[v / 4][l] >> (8 * (v % 4))) & 0xFF;
                 const Scaled cv = crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(
                     q, crt, kCrtFractions);
                 const double product = std::is_same_v<T, double>
                                            ? unscale(cv, row.exponent, col.exponent)
                                            : unscale_float(cv, row.exponent, col.exponent);
-                store_result<decltype(beta_is_zero)::value>(c_col[v % 2] + 8 * (v / 2), alpha,
-                                                            beta, product);
+                store_result<decltype(beta_is_zero)::value>(C + i + j * ldc, alpha, beta,
+                                                            product);
             }
         };
         using Yes = std::true_type;
