@@ -467,8 +467,9 @@ inline constexpr int kReconstructThreads = kThreads / kReconstructBlocks<Count>;
 /// in doubles, the integer CRT only for small C' and near ties; for float with P < 2^64 the CRT
 /// in 64-bit integers, exact (the result is rounded to float after). Count, the number of
 /// moduli, is a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l
-/// come from constant memory (kCrtFractions). (Two blocks per SM in the bounds: left free, ptxas
-/// held the float, 16-moduli form to 79 registers and spilled.)
+/// come from constant memory (kCrtFractions). (512 threads per SM in the bounds, two blocks of
+/// 256 or four of 128: left free, ptxas held the float, 16-moduli form to 79 registers and
+/// spilled.)
 template <class T, int Count>
 __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBlocks<Count>)
     reconstruct_kernel(int64_t m, int64_t n, T alpha, T beta, T* __restrict__ C, int64_t ldc,
