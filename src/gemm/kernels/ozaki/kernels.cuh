@@ -101,14 +101,15 @@ struct RowRange {
 /// load after another).
 inline constexpr int kSplitChunk = 8 * kSplitK;
 static_assert(kSplitChunk == kMagnitudeBlock, "a split block writes one sampled block or none");
-/// Blocks of the split passes per SM, for ptxas's register budget: left free, it gave the
-/// residue pass 148 registers (one block per SM) or 64 with spills. That pass gets one fewer
-/// but in float's narrow form (its wide form holds byte products; double's narrow one spilled
-/// 8 bytes at three).
+/// Blocks of the split passes per SM, for ptxas's register budget: left free, it once gave the
+/// residue pass 148 registers (one block per SM), and an earlier form spilled at 64. That pass
+/// gets one fewer (its wide form holds byte products; double's narrow one spilled 8 bytes at
+/// three), but float's narrow form one more: it fits 64 registers there, and four blocks per
+/// SM timed 582-587 us against 592-595 at three (float 8192^3, both operands; docs/ladder.md).
 inline constexpr int kSplitBlocksPerSm = 3;
 template <class T, bool Narrow>
 inline constexpr int kSplitBlocks =
-    Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1;
+    Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm + 1 : kSplitBlocksPerSm - 1;
 
 /// The low bytes of v[0..3] in one word, in order (three byte permutes).
 __device__ __forceinline__ uint32_t low_bytes(const uint32_t* v) {
