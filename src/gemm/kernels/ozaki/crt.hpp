@@ -87,12 +87,16 @@ inline MagnitudeSample magnitude_sample(int64_t kp, bool is_double) {
 
 /// ldexp(d, e) by one multiplication where 2^e is a normal double: the product rounds once, as
 /// ldexp does, also into the subnormals; ldexp itself (a longer routine) elsewhere.
-GEMMLAB_HOST_DEVICE inline double times_pow2(double d, int e) {
-    if (e < -1022 || e > 1023) return ::ldexp(d, e);
+/// 2^e for e in [-1022, 1023], from its bits.
+GEMMLAB_HOST_DEVICE inline double pow2_normal(int e) {
     const uint64_t bits = uint64_t(e + 1023) << 52;
     double p;
     memcpy(&p, &bits, sizeof p);
-    return d * p;
+    return p;
+}
+GEMMLAB_HOST_DEVICE inline double times_pow2(double d, int e) {
+    if (e < -1022 || e > 1023) return ::ldexp(d, e);
+    return d * pow2_normal(e);
 }
 
 // ------------------------------------------------------------------ how many moduli
@@ -702,21 +706,24 @@ constexpr bool product_below_2_64(const CrtConstants& c) {
     return true;
 }
 
-/// 1/m_l in fixed point, round(2^28 / m_l): crt_value_int64's estimate of X / P. Eight terms
-/// q_l 2^28 / m_l < 2^28 each, plus the rounding's half, stay below 2^32.
+/// 1/m_l in fixed point, round(2^28 / m_l): crt_value_int64's estimate of X / P. Its
+/// kFixedSumTerms terms q_l 2^28 / m_l < 2^28 each, plus the rounding's half, stay below 2^32.
 inline constexpr int kFixedFractionBits = 28;
+inline constexpr int kFixedSumTerms = 8;
 constexpr uint32_t fixed_fraction(uint32_t m) {
     return uint32_t(((uint64_t(1) << kFixedFractionBits) + m / 2) / m);
 }
-/// How far (in units of 2^-28) the fixed-point sum may lie from 2^28 X / P: at most 8 terms,
-/// each off by q_l |round(2^28 / m_l) - 2^28 / m_l| <= 255 / 2.
-inline constexpr uint32_t kFixedSumError = 1020;
+/// How far (in units of 2^-28) the fixed-point sum may lie from 2^28 X / P: each term off by
+/// q_l |round(2^28 / m_l) - 2^28 / m_l| <= 255 / 2, 1020 for eight.
+inline constexpr uint32_t kFixedSumError = kFixedSumTerms * 255 / 2;
 constexpr bool fixed_sum_fits_32_bits() {
     uint64_t s = uint64_t(1) << (kFixedFractionBits - 1);
-    for (int l = 0; l < 8; ++l) s += uint64_t(modulus(l) - 1) * fixed_fraction(modulus(l));
+    for (int l = 0; l < kFixedSumTerms; ++l)
+        s += uint64_t(modulus(l) - 1) * fixed_fraction(modulus(l));
     return s < (uint64_t(1) << 32);
 }
-static_assert(fixed_sum_fits_32_bits(), "eight moduli's fixed-point sum must fit 32 bits");
+static_assert(fixed_sum_fits_32_bits(), "the fixed-point sum must fit 32 bits");
+static_assert(kFixedSumError == 1020, "the margin docs/precision.md derives");
 
 /// C' for P < 2^64, exactly: X = sum_l q_l M_l is taken mod 2^64 (two integer multiplies per
 /// modulus), and K, the integer nearest X / P = sum_l q_l / m_l, from the same sum in 32-bit
@@ -727,7 +734,7 @@ static_assert(fixed_sum_fits_32_bits(), "eight moduli's fixed-point sum must fit
 /// docs/precision.md ("The CRT in doubles") has the argument.
 GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
                                                 const CrtConstants& c, double* out) {
-    if (c.count > 8) return false; // kFixedSumError's eight terms
+    if (c.count > kFixedSumTerms) return false;
     uint64_t x = 0;
     uint32_t s = uint32_t(1) << (kFixedFractionBits - 1); // + 1/2: K = floor(s 2^-28)
     GEMMLAB_OZAKI_UNROLL
@@ -786,10 +793,7 @@ GEMMLAB_HOST_DEVICE inline double unscale(const Scaled& c, int row_exponent, int
 /// own exponent in [0, 160]; the sum stays within [-420, 414], where 2^e is a normal double.
 GEMMLAB_HOST_DEVICE inline double unscale_float(const Scaled& c, int row_exponent,
                                                 int col_exponent) {
-    const uint64_t bits = uint64_t(c.exponent - row_exponent - col_exponent + 1023) << 52;
-    double p;
-    memcpy(&p, &bits, sizeof p);
-    return c.d * p;
+    return c.d * pow2_normal(c.exponent - row_exponent - col_exponent);
 }
 
 // ------------------------------------------------------------------ the precision promise
