@@ -225,8 +225,9 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
             cudaMemsetAsync(b.sums, 0, size_t(s.ld) * size_t(s.n) * sizeof(int32_t), stream));
 
     GEMMLAB_CUDA_CHECK(cudaMemsetAsync(b.native.count, 0, sizeof(int), stream));
-    const ozaki::NativeRule rule = ozaki::native_rule(
-        plan.bits, g.k, check_bound ? ozaki::truncation_allowance(kDouble, g.k) : INFINITY);
+    const double tau =
+        check_bound ? ozaki::kept_error_allowance(kDouble, g.k, s.magnitudes.k) : INFINITY;
+    const ozaki::NativeRule rule = ozaki::native_rule(plan.bits, g.k, tau);
     launch_reconstruct<T>(count, unsigned(s.tiles), stream, g.m, g.n, g.alpha, g.beta, g.C, g.ldc,
                           rule, options.fallback != EmulationFallback::None, b.residues, s.residues,
                           b.sums, s.ld, b.scales_a, b.scales_b, b.native);

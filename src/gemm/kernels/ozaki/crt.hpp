@@ -5,6 +5,7 @@
 // the Chinese-remainder reconstruction, in doubles where they can promise its rounding and in
 // exact 160-bit integers elsewhere. docs/precision.md ("Rung 31") derives every rule used here.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -812,6 +813,21 @@ inline constexpr int kInexact = 2;   ///< some x 2^e of the row is not an intege
 inline double truncation_allowance(bool is_double, int64_t k) {
     const double u = is_double ? 0x1p-53 : 0x1p-24;
     return (2.0 * double(k) + 3.0) * u;
+}
+
+/// What the kept elements may carry in practice, in units of the type's u: the scaling's
+/// worst-case error E at most this many u of sum |a||b| as the sample estimates it.
+inline constexpr double kPracticalUnits = 32;
+
+/// tau for the automatic count: the bound's allowance, or where it is tighter the practical
+/// one, kPracticalUnits u times k / sampled (the sampled lower bound scaled up to all of k: an
+/// estimate of sum |a||b|, not a bound). A tighter tau only sends more elements native, so the
+/// bound holds either way; the practical one keeps the errors of wide-range inputs at or below
+/// the native library's (docs/precision.md, "As accurate as the native library").
+inline double kept_error_allowance(bool is_double, int64_t k, int64_t sampled) {
+    const double u = is_double ? 0x1p-53 : 0x1p-24;
+    const double scale_up = sampled < k ? double(k) / double(sampled) : 1.0;
+    return std::min(truncation_allowance(is_double, k), kPracticalUnits * u * scale_up);
 }
 
 /// needs_native's constants for one call, made once on the host.
