@@ -556,11 +556,11 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
 
 /// The listed tiles of C = alpha op(A) op(B) + beta C (the elements the emulation may not
 /// promise), written only where W holds kNativeMark, with FMAs in double: each 32-long k tile is
-/// summed on its own and then added to the running sum, so a term meets about 32 + k/32
-/// roundings instead of k (any order of the sum keeps the type's bound), and a float call's
-/// products are exact and its sums far below float's rounding: these are the elements whose
-/// error a long chain in T would set. Blocks walk the list; with an empty list each exits at
-/// once.
+/// summed on its own and then added to the running sum with its rounding error carried beside
+/// it (an error-free sum), so a term meets about 32 roundings whatever k, where a chain's meet
+/// k; a float call's products are exact and its sums far below float's rounding. These are the
+/// elements the emulation would have got wrong: wide-range ones, where DGEMM's long chain sets
+/// the largest errors. Blocks walk the list; with an empty list each exits at once.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     native_kernel(GemmOperands<T> g, const int32_t* __restrict__ W, int64_t ld, NativeList native) {
@@ -572,7 +572,7 @@ __global__ void __launch_bounds__(kThreads)
         const int tile = native.tiles[idx];
         const int64_t ti = (tile % tiles_m) * kTile, tj = (tile / tiles_m) * kTile;
         const int il = 4 * (threadIdx.x % 8), jl = threadIdx.x / 8;
-        double acc[4] = {0, 0, 0, 0};
+        double acc[4] = {0, 0, 0, 0}, carried[4] = {0, 0, 0, 0}; // the sum and its lost bits
         for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
             // Each thread loads 4 of each tile's 1024 values; lanes run along i (A) and p (B).
 #pragma unroll
@@ -595,7 +595,11 @@ __global__ void __launch_bounds__(kThreads)
                 for (int v = 0; v < 4; ++v) part[v] = fma(double(a_tile[il + v][p]), b, part[v]);
             }
 #pragma unroll
-            for (int v = 0; v < 4; ++v) acc[v] += part[v];
+            for (int v = 0; v < 4; ++v) { // acc + part = sum + lost exactly (Knuth's two-sum)
+                const double sum = acc[v] + part[v], part_in_sum = sum - acc[v];
+                carried[v] += (acc[v] - (sum - part_in_sum)) + (part[v] - part_in_sum);
+                acc[v] = sum;
+            }
             __syncthreads();
         }
         const int64_t j = tj + jl;
@@ -603,7 +607,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int v = 0; v < 4; ++v) {
             const int64_t i = ti + il + v;
             if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
-            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, acc[v]);
+            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, acc[v] + carried[v]);
         }
     }
 }
