@@ -607,7 +607,9 @@ __global__ void __launch_bounds__(kThreads)
         for (int v = 0; v < 4; ++v) {
             const int64_t i = ti + il + v;
             if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
-            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, acc[v] + carried[v]);
+            // An Inf in the sum makes its lost bits Inf - Inf = NaN: then the sum is the answer.
+            const double sum = isfinite(acc[v]) ? acc[v] + carried[v] : acc[v];
+            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, sum);
         }
     }
 }
