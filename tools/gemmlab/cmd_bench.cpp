@@ -44,6 +44,7 @@ struct BenchConfig {
     std::string device = "gpu";
     std::string preset;
     std::string precision = "default";
+    std::string inputs = "uniform";
     bool kernels_given = false, dtypes_given = false; // on the command line (--preset batched)
 };
 
@@ -172,10 +173,14 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     const auto ops = parse_ops(c.ops);
     const auto shapes = shapes_of(c, "1024,2048,4096");
     const Precision precision = parse_precision(c.precision);
+    const FillKind fill = c.inputs == "wide"             ? FillKind::WideRange
+                          : c.inputs == "near-underflow" ? FillKind::NearFltMin
+                                                         : FillKind::Uniform;
     info.device = query_device(0);
     const DeviceInfo& dev = *info.device;
     std::cout << "gemmlab bench on " << dev.name << " (" << dev.sm_count << " SMs), seed " << info.seed
               << (c.cold ? ", cold L2" : "") << ", precision " << to_string(precision)
+              << (fill == FillKind::Uniform ? "" : ", inputs " + c.inputs)
               << (precision == Precision::Tf32 ? " (auto may use TF32; cuBLAS runs CUBLAS_COMPUTE_32F_FAST_TF32)"
                   : precision == Precision::Int8Emulation ? " (auto runs rung 31 for float and double; cuBLAS its default)"
                                                           : "")
@@ -194,7 +199,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     for (DType dt : dtypes)
         for (auto [oa, ob] : ops)
             for (const Shape& shape : shapes) {
-                Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, FillKind::Uniform, precision};
+                Case cs{dt, layout, oa, ob, shape, c.alpha, c.beta, 0, fill, precision};
                 progress.step("reference " + cs.describe());
                 std::unique_ptr<DeviceProblem> owned; // a shape too large for the GPU is skipped
                 try {
@@ -388,6 +393,11 @@ void add_bench_command(CLI::App& app, Action& action) {
                     "double: auto runs rung 31 at the type's bound; cuBLAS runs its default); "
                     "named rungs keep their own math")
         ->capture_default_str()->check(CLI::IsMember({"default", "tf32", "int8_emulation"}));
+    cmd->add_option("--inputs", cfg->inputs,
+                    "A and B: uniform in [-1, 1) (the default), wide (+-[1, 2) 2^e, e over "
+                    "[-60, 60]: where rung 31 sends elements to its FMA pass) or near-underflow "
+                    "(A just above FLT_MIN)")
+        ->capture_default_str()->check(CLI::IsMember({"uniform", "wide", "near-underflow"}));
     cmd->add_option("--preset", cfg->preset,
                     "Reproduce a source document's experiment (docs/sources.md): dcu, sgemm-v, "
                     "thread-tile; or batched: "
