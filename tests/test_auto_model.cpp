@@ -223,9 +223,8 @@ TEST(AutoModel, TinyProductsGoToRung27) {
 // Large double products go to rung 31 (INT8 emulation) where its modelled time is at most 0.95 of
 // a DGEMM's, k >= 4096 and its workspace fits in an eighth of the device's memory: 8192^3 on an
 // 80 GB part, not 16384^3 (14.5 GB of workspace) there but on a 141 GB one; never 4096^3, k < 4096,
-// a batch, or a device without sm_90a. Float likewise where the model puts it at most 0.92 of
-// auto's 3xTF32, and only at Precision::Default (TF32 asked for is faster).
-TEST(AutoModel, LargeDoubleAndFloatProductsGoToTheInt8Emulation) {
+// float, a batch, or a device without sm_90a.
+TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
     const auto choice = [](DataType t, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps,
                            int64_t batches = 1) {
         return auto_choice(problem(t, m, n, k, Precision::Default, t, batches), caps, nullptr).candidate;
@@ -244,20 +243,8 @@ TEST(AutoModel, LargeDoubleAndFloatProductsGoToTheInt8Emulation) {
     EXPECT_NE(choice(DataType::F64, 2048, 2048, 8192, large), "int8_emulation");
     EXPECT_NE(choice(DataType::F64, 3072, 3072, 4096, large), "int8_emulation");
     EXPECT_NE(choice(DataType::F64, 16384, 16384, 2048, large), "int8_emulation");
+    EXPECT_NE(choice(DataType::F32, 8192, 8192, 8192, large), "int8_emulation");
     EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, large, 2), "int8_emulation");
-    // Float, both sides of its line as measured on an H200 (docs/auto.md): rung 31 at 0.88x,
-    // 0.86x and 0.89x of 3xTF32's time; 1.00x, 0.98x and (k below 4096) 1.15x stay with 3xTF32.
-    EXPECT_EQ(choice(DataType::F32, 8192, 8192, 8192, large), "int8_emulation");
-    EXPECT_EQ(choice(DataType::F32, 4096, 4096, 16384, h100()), "int8_emulation");
-    EXPECT_EQ(choice(DataType::F32, 6144, 6144, 6144, large), "int8_emulation");
-    EXPECT_NE(choice(DataType::F32, 4096, 4096, 4096, large), "int8_emulation");
-    EXPECT_NE(choice(DataType::F32, 8192, 8192, 4096, large), "int8_emulation");
-    EXPECT_NE(choice(DataType::F32, 8192, 8192, 2048, large), "int8_emulation");
-    EXPECT_NE(choice(DataType::F32, 8192, 8192, 8192, large, 2), "int8_emulation");
-    EXPECT_NE(auto_choice(problem(DataType::F32, 8192, 8192, 8192, Precision::Tf32, DataType::F32, 1),
-                          large, nullptr)
-                  .candidate,
-              "int8_emulation");
     EXPECT_NE(choice(DataType::F64, 8192, 8192, 8192, ada()), "int8_emulation");
     DeviceCaps unknown_memory = h100();
     unknown_memory.memory_bytes = 0;
@@ -463,11 +450,7 @@ TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
         std::set<std::string> out;
         for (const AutoOption& o : auto_options(problem_of(t, 1024, 1024, k), h100())) {
             out.insert(std::string(o.name));
-            // Rung 31 is no candidate of the list: the tune cache names it, resolved apart.
-            const int found = std::string_view(o.name) == "int8_emulation"
-                                  ? resolve_tuned_choice(t, o.name, 1, k).candidate
-                                  : find_candidate(t, o.name);
-            EXPECT_EQ(found, o.candidate) << o.name;
+            EXPECT_EQ(find_candidate(t, o.name), o.candidate) << o.name;
             if (o.splits > 1) {
                 EXPECT_EQ(resolve_tuned_choice(t, o.name, o.splits, k).candidate, o.candidate) << o.name;
                 EXPECT_GE(k / o.splits, kMinSplitK) << o.name << " " << o.splits;
@@ -480,9 +463,6 @@ TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
     const auto f32 = names(TuneType::F32, 4096);
     EXPECT_TRUE(f32.count("wgmma_tf32x3 128x128x32 s3 persistent"));
     EXPECT_FALSE(f32.count("tf32 128x256x32 w64x64 s3"));
-    EXPECT_TRUE(f32.count("int8_emulation")); // k = 4096 at the default precision
-    EXPECT_FALSE(names(TuneType::F32Tf32, 4096).count("int8_emulation"));
-    EXPECT_FALSE(names(TuneType::F32, 2048).count("int8_emulation"));
     EXPECT_TRUE(names(TuneType::F32Tf32, 20).count("wgmma_tf32 128x256x32 s4 persistent"));
     std::set<int> splits;
     for (const AutoOption& o : auto_options(problem_of(TuneType::BF16, 512, 512, 4096), h100()))

@@ -377,10 +377,9 @@ TEST(AutoWithTable, NeverLowersPrecision) {
     EXPECT_EQ(std::string_view(c.candidate).find("tf32 "), std::string_view::npos) << c.candidate;
 }
 
-// Rung 31 is a tunable option of double and float products its rule admits (k >= 4096, one
-// product, sm_90a, the workspace within what the pool keeps; float at the default precision
-// only); a table's pick of it serves only such calls of its class, and the loader refuses it
-// elsewhere.
+// Rung 31 is a tunable option of double products its accuracy rule admits (k >= 4096, one
+// product, sm_90a, the workspace within what the pool keeps); a table's pick of it serves only
+// such calls of its class, and the loader refuses it elsewhere.
 TEST(AutoWithTable, Rung31IsTunedWhereItsAccuracyRuleAdmitsIt) {
     const gemmlab::detail::DeviceCaps caps = h100_caps();
     gemmlab::detail::DeviceCaps unknown_memory = caps;
@@ -393,10 +392,7 @@ TEST(AutoWithTable, Rung31IsTunedWhereItsAccuracyRuleAdmitsIt) {
     EXPECT_TRUE(has_emulation(call(DataType::F64, 4096, 4096, 4096)));
     EXPECT_FALSE(has_emulation(call(DataType::F64, 4096, 4096, 1024)));
     EXPECT_FALSE(has_emulation(call(DataType::F64, 4096, 4096, 4096, Precision::Default, 2)));
-    EXPECT_TRUE(has_emulation(call(DataType::F32, 4096, 4096, 4096)));
-    EXPECT_FALSE(has_emulation(call(DataType::F32, 4096, 4096, 4096, Precision::Tf32)));
-    EXPECT_FALSE(has_emulation(call(DataType::F32, 4096, 4096, 2048)));
-    EXPECT_FALSE(has_emulation(call(DataType::BF16, 4096, 4096, 4096)));
+    EXPECT_FALSE(has_emulation(call(DataType::F32, 4096, 4096, 4096)));
 
     TuneTable table;
     table.at(TuneType::F64, shape_class_of(2048, 2048, 4096)) = {kTunedEmulation, 1};
@@ -412,16 +408,7 @@ TEST(AutoWithTable, Rung31IsTunedWhereItsAccuracyRuleAdmitsIt) {
     EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 1, 4096).candidate, kTunedEmulation);
     EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 1, 1024).candidate, -1);
     EXPECT_EQ(resolve_tuned_choice(TuneType::F64, "int8_emulation", 2, 4096).candidate, -1);
-    EXPECT_EQ(resolve_tuned_choice(TuneType::F32, "int8_emulation", 1, 4096).candidate, kTunedEmulation);
-    EXPECT_EQ(resolve_tuned_choice(TuneType::F32Tf32, "int8_emulation", 1, 4096).candidate, -1);
-    EXPECT_EQ(resolve_tuned_choice(TuneType::BF16, "int8_emulation", 1, 4096).candidate, -1);
-
-    TuneTable float_table;
-    float_table.at(TuneType::F32, shape_class_of(2048, 2048, 4096)) = {kTunedEmulation, 1};
-    EXPECT_EQ(auto_choice(call(DataType::F32, 2048, 2048, 4096), caps, &float_table).candidate,
-              "int8_emulation");
-    EXPECT_NE(auto_choice(call(DataType::F32, 2048, 2048, 3000), caps, &float_table).candidate,
-              "int8_emulation");
+    EXPECT_EQ(resolve_tuned_choice(TuneType::F32, "int8_emulation", 1, 4096).candidate, -1);
 }
 
 // Slices are halved until each has kMinSplitK of the call's k.

@@ -24,8 +24,7 @@ enum class Op { N, T };
 enum class Precision {
     /// Results within the input type's own error bound (unit roundoff 2^-24 for float, 2^-53 for
     /// double): CUDA-core FP32/FP64 or a tensor-core method that meets the same bound (FP64 DMMA,
-    /// error-compensated 3xTF32, and for large products the INT8 emulation with its automatic
-    /// modulus count).
+    /// error-compensated 3xTF32).
     Default,
     /// Float only (no effect on double or the half types): allows TF32 tensor-core math, inputs rounded to 10
     /// explicit mantissa bits (unit roundoff 2^-11) and FP32 accumulation. Faster, less accurate.

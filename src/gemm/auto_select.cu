@@ -8,8 +8,8 @@
 // and routes its own tiles with out-of-range inputs to FP32 FMAs; below that k only the CUDA
 // cores. Float, Precision::Tf32 (the caller's explicit choice): TF32 (rungs 16, 25) joins them.
 // Float and double, Precision::Int8Emulation (also the caller's): rung 31 on sm_90a. Under
-// Default, rung 31 runs only large double and float products, where it is faster and measured
-// at least as accurate (goes_to_emulation), with the automatic modulus count.
+// Default, rung 31 runs only large double products, where it is faster and measured at least
+// as accurate (goes_to_emulation).
 // Each candidate group carries its Accuracy, and admits() is the one place these rules live: a
 // tuned choice passes through it too, so a tune cache can never lower a call's precision.
 //
@@ -834,32 +834,22 @@ void launch_skinny_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
 }
 constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 
-/// Products that rung 31 (INT8 emulation) runs faster than auto's native path, with errors
-/// measured at or below the native library's (docs/precision.md, "As accurate as the native
-/// library"). Its time relative to the native path on the same shape, from its parts: each
-/// INT8 GEMM `gemm` (the magnitude GEMM's share cut to the fraction of k it samples); the split
-/// passes `split` native flop-times (2 / (m n k) of the native product each) per element of
-/// op(A) and op(B); the reconstruction `reconstruct` per element of C; and what the call takes
-/// beyond its kernels (launches, the gaps between them, the clock it runs at), `fixed` /
-/// (m n k). Each type's four are fitted by least squares to rung 31's time over the native
-/// path's on a set of shapes (docs/auto.md): double against cuBLAS DGEMM on ten shapes of
-/// 2048-8192 x 2048-8192 x 4096-16384, within 0.011; float against auto's 3xTF32 on eighteen of
-/// 2048-16384 x 2048-16384 x 1024-16384, within 0.07. Taken where that sum is at most `take_at`
-/// (double 0.95: 4096^3 models 1.00 and measured 1.00x either way, stays with DMMA; float 0.92:
-/// the fit's largest underestimate, 0.044, still leaves rung 31 faster there), k is at least
-/// kEmulationMinK and the workspace fits in what the pool keeps (workspace.hpp).
-struct EmulationModel {
-    double gemm, split, reconstruct, fixed, take_at;
-};
-constexpr EmulationModel kDoubleEmulation{0.0357, 231, 941, 3.6e9, 0.95};
-constexpr EmulationModel kFloatEmulation{0.0888, 122, 799, 1.27e9, 0.92};
-/// Below this k neither type's emulation beats its native path on any shape measured (float
-/// 8192^2 x 2048: 1.15x the time of 3xTF32), and double's model was fitted from here.
+/// Double products that rung 31 (INT8 emulation) runs faster than the DMMA rungs, with an
+/// error measured at or below DGEMM's. Its time relative to a DGEMM of the same shape, from its
+/// parts: each INT8 GEMM kInt8GemmShare of the DGEMM (the magnitude GEMM's share cut to the
+/// fraction of k it samples); the split passes kSplitShare DGEMM flop-times (2 / (m n k) of the
+/// DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per element
+/// of C; and what the call takes beyond its kernels (launches, the gaps between them, the
+/// clock it runs at), kFixedShare / (m n k). The four are fitted by least squares to rung 31's
+/// time over cuBLAS DGEMM's on ten shapes of 2048-8192 x 2048-8192 x 4096-16384, which they
+/// give within 0.011 (docs/auto.md). Taken where that sum is at most kEmulationShare (4096^3:
+/// 1.00, measured 1.00x either way, stays with DMMA), k is at least kEmulationMinK (below it,
+/// the median error on wide-range inputs measured up to 2.6x DGEMM's: docs/precision.md) and
+/// the workspace fits in what the pool keeps (workspace.hpp).
+constexpr double kInt8GemmShare = 0.0357, kSplitShare = 231, kReconstructShare = 941;
+constexpr double kFixedShare = 3.6e9;
+constexpr double kEmulationShare = 0.95;
 constexpr int64_t kEmulationMinK = 4096;
-
-const EmulationModel& emulation_model(const Problem& p) {
-    return p.type == DataType::F64 ? kDoubleEmulation : kFloatEmulation;
-}
 
 /// The caller's Precision::Int8Emulation: every float and double product, where the device
 /// has rung 31's instructions.
@@ -869,50 +859,33 @@ bool emulation_asked(const Problem& p, const DeviceCaps& caps) {
 }
 
 /// Whether auto may run rung 31 on `p` at the default precision, speed aside: one double
-/// product, or one float product at Precision::Default (TF32 asked is faster still), on
-/// sm_90a, k at least kEmulationMinK, a workspace the pool keeps.
+/// product on sm_90a, k at least kEmulationMinK, a workspace the pool keeps.
 bool emulation_admitted(const Problem& p, const DeviceCaps& caps) {
-    const bool is_double = p.type == DataType::F64;
-    const bool type_admitted =
-        is_double || (p.type == DataType::F32 && p.precision == Precision::Default);
-    return type_admitted && p.batch.count == 1 && caps.sm90a && p.k >= kEmulationMinK &&
-           int8_emulation_workspace_bytes(is_double, p.m, p.n, p.k) <=
-               caps.memory_bytes / kWorkspaceKeepShare;
+    return p.type == DataType::F64 && p.batch.count == 1 && caps.sm90a && p.k >= kEmulationMinK &&
+           int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
 }
 
-/// Rung 31's modelled time on `p` as a share of the native path's: its passes alone, and in all.
+/// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes alone, and in all.
 double emulation_passes_share(const Problem& p) {
-    const EmulationModel& e = emulation_model(p);
     const double m = double(p.m), n = double(p.n), k = double(p.k);
-    return e.split * (m + n) / (m * n) + e.reconstruct / k + e.fixed / (m * n * k);
+    return kSplitShare * (m + n) / (m * n) + kReconstructShare / k + kFixedShare / (m * n * k);
 }
 double emulation_share(const Problem& p) {
-    const bool is_double = p.type == DataType::F64;
-    // + the magnitude GEMM, over at most magnitude_blocks blocks of k
-    const double sampled = double(ozaki::magnitude_blocks(is_double) * ozaki::kMagnitudeBlock);
-    const double gemms =
-        ozaki::plan_for(is_double, p.k, 0).moduli + std::min(1.0, sampled / double(p.k));
-    return emulation_model(p).gemm * gemms + emulation_passes_share(p);
+    // + the magnitude GEMM, over at most magnitude_blocks(double) blocks of k
+    const double sampled = double(ozaki::magnitude_blocks(true) * ozaki::kMagnitudeBlock);
+    const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / double(p.k));
+    return kInt8GemmShare * gemms + emulation_passes_share(p);
 }
 
 bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
-    return emulation_admitted(p, caps) && emulation_share(p) <= emulation_model(p).take_at;
+    return emulation_admitted(p, caps) && emulation_share(p) <= kEmulationShare;
 }
 
 /// The tune table's pick of rung 31 for `p`'s class (`gemmlab tune` timed it faster there); the
 /// caller still asks emulation_admitted, since a class spans k below kEmulationMinK too.
 bool tuned_to_emulation(const Problem& p, const TuneTable* table) {
-    return table && (p.type == DataType::F64 || p.type == DataType::F32) &&
-           table->at(type_key(p), shape_class_of(p.m, p.n, p.k)).candidate == kTunedEmulation;
-}
-
-/// Rung 31 as auto runs it at the default precision: with the automatic modulus count, whatever
-/// GemmOptions::emulation_moduli says (a caller's count is read only where the caller asked for
-/// rung 31, by name or by Precision::Int8Emulation).
-void launch_emulation_for_auto(const Problem& p, cudaStream_t stream) {
-    Problem automatic = p;
-    automatic.emulation_moduli = 0;
-    launch_int8_emulation_call(automatic, stream);
+    return table && p.type == DataType::F64 &&
+           table->at(TuneType::F64, shape_class_of(p.m, p.n, p.k)).candidate == kTunedEmulation;
 }
 
 } // namespace
@@ -965,8 +938,8 @@ std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
 }
 
 void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream) {
-    if (candidate == kTunedEmulation && (p.type == DataType::F64 || p.type == DataType::F32))
-        return launch_emulation_for_auto(p, stream);
+    if (candidate == kTunedEmulation && p.type == DataType::F64)
+        return launch_int8_emulation_call(p, stream);
     with_groups(type_key(p), [&](auto groups) {
         using Args = ArgsOf<decltype(groups)>;
         const Indexed<Args> found = candidate_at(groups, candidate);
@@ -992,12 +965,11 @@ int find_candidate(TuneType type, std::string_view name) {
 
 ResolvedChoice resolve_tuned_choice(TuneType type, std::string_view name, int splits, int64_t k) {
     if (name == "int8_emulation") {
-        if (type != TuneType::F64 && type != TuneType::F32)
-            return {-1, "rung 31 is tuned for f64 and f32 (at the default precision) only"};
+        if (type != TuneType::F64) return {-1, "rung 31 is tuned for f64 only"};
         if (splits != 1) return {-1, "rung 31 does not split k (splits = " + std::to_string(splits) + ")"};
         if (k < kEmulationMinK)
             return {-1, "rung 31 at k = " + std::to_string(k) + ", below the k = " +
-                            std::to_string(kEmulationMinK) + " from which auto takes it"};
+                            std::to_string(kEmulationMinK) + " from which auto's accuracy rule takes it"};
         return {kTunedEmulation, {}};
     }
     const int index = find_candidate(type, name);
@@ -1067,7 +1039,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
         return;
     }
     if (goes_to_emulation(p, current_device_caps())) {
-        launch_emulation_for_auto(p, stream);
+        launch_int8_emulation_call(p, stream);
         return;
     }
     LastChoice now;
@@ -1075,7 +1047,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     now.sm_target = SmCountTarget::current();
     now.table = tune_table_for_call(now.device);
     if (tuned_to_emulation(p, now.table) && emulation_admitted(p, current_device_caps())) {
-        launch_emulation_for_auto(p, stream);
+        launch_int8_emulation_call(p, stream);
         return;
     }
     now.type = type_key(p);
