@@ -299,6 +299,21 @@ TYPED_TEST(Int8EmulationLauncher, Int8EmulationPrecisionRunsTheRungUnderAuto) {
     EXPECT_LE(p.ratio(c, T(1), T(0)), 1.0);
 }
 
+// Where auto runs rung 31 at the default precision, it runs the automatic count: a caller's
+// emulation_moduli (read by the rung named or under Int8Emulation) does not lower the result
+// below the type's bound. 2048 x 2048 x 16384 in double is a shape auto emulates (docs/auto.md);
+// its result is bit for bit the named rung's with the automatic count, not with 6 moduli.
+TEST(Int8EmulationUnderAuto, DefaultPrecisionIgnoresACallersModulusCount) {
+    REQUIRE_RUNG_31();
+    const Product<double> p = uniform<double>(2048, 2048, 16384, 8);
+    GemmOptions under_auto, named_automatic, named_six;
+    under_auto.emulation_moduli = named_six.emulation_moduli = 6;
+    named_automatic.kernel = named_six.kernel = kRung;
+    const std::vector<double> c = call_gemm(p, under_auto);
+    EXPECT_TRUE(c == call_gemm(p, named_automatic)) << "auto did not run rung 31's automatic count";
+    EXPECT_FALSE(c == call_gemm(p, named_six)) << "6 moduli should give other bits";
+}
+
 // GemmOptions::emulation_moduli is the caller's accuracy: with few moduli the type's bound is
 // broken (the count was obeyed, not raised) and the count's own bound holds; the API's call is
 // the launcher's with only Inf/NaN falling back, and rows holding Inf or NaN still propagate.

@@ -888,6 +888,15 @@ bool tuned_to_emulation(const Problem& p, const TuneTable* table) {
            table->at(TuneType::F64, shape_class_of(p.m, p.n, p.k)).candidate == kTunedEmulation;
 }
 
+/// Rung 31 as auto runs it at the default precision: with the automatic modulus count, whatever
+/// GemmOptions::emulation_moduli says (a caller's count is read only where the caller asked for
+/// rung 31, by name or by Precision::Int8Emulation), so the type's bound holds.
+void launch_emulation_for_auto(const Problem& p, cudaStream_t stream) {
+    Problem automatic = p;
+    automatic.emulation_moduli = 0;
+    launch_int8_emulation_call(automatic, stream);
+}
+
 } // namespace
 
 AutoChoice auto_choice(const Problem& p, const DeviceCaps& caps, const TuneTable* table) {
@@ -939,7 +948,7 @@ std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
 
 void launch_option(const Problem& p, int candidate, int splits, cudaStream_t stream) {
     if (candidate == kTunedEmulation && p.type == DataType::F64)
-        return launch_int8_emulation_call(p, stream);
+        return launch_emulation_for_auto(p, stream);
     with_groups(type_key(p), [&](auto groups) {
         using Args = ArgsOf<decltype(groups)>;
         const Indexed<Args> found = candidate_at(groups, candidate);
@@ -1039,7 +1048,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
         return;
     }
     if (goes_to_emulation(p, current_device_caps())) {
-        launch_int8_emulation_call(p, stream);
+        launch_emulation_for_auto(p, stream);
         return;
     }
     LastChoice now;
@@ -1047,7 +1056,7 @@ void launch_auto(const Problem& p, cudaStream_t stream) {
     now.sm_target = SmCountTarget::current();
     now.table = tune_table_for_call(now.device);
     if (tuned_to_emulation(p, now.table) && emulation_admitted(p, current_device_caps())) {
-        launch_int8_emulation_call(p, stream);
+        launch_emulation_for_auto(p, stream);
         return;
     }
     now.type = type_key(p);
