@@ -706,56 +706,51 @@ TEST(Ozaki, WideExponentSpreadsFallBack) {
     EXPECT_NE(raw.c[0], 2 * 0x1.8p-60) << "and would be wrong without the promise";
 }
 
-// In practice, not only within the bound: on wide-range inputs the elements the emulation keeps
-// carry at most kPracticalUnits u of sum |a||b|, so its median error stays at or below an FMA
-// chain's in the type (SGEMM's and DGEMM's inner loop) and its largest within twice the chain's.
-// Native elements are taken as the native pass computes them: 32-long FMA chains in double added
-// up with the sum's rounding errors carried (two-sum), rounded to float for float. With the bound's allowance alone the kept elements reached
-// 1.2x-2.5x the chain's median error at k = 1024 here.
-TEST(Ozaki, WideRangeErrorsInPracticeAreTheNativeLibrarys) {
-    for (bool is_double : {false, true})
-        for (int64_t k : {256, 1024, 4096}) {
-            const int64_t m = 32, n = 32;
-            const auto a = fill(is_double, size_t(m * k), Fill::Wide, 300 + k);
-            const auto b = fill(is_double, size_t(k * n), Fill::Wide, 400 + k);
-            const Reference r = reference(m, n, k, a, b);
-            const Emulated e = emulate(is_double, m, n, k, a, b);
-            std::vector<double> chain, emulated;
-            for (int64_t i = 0; i < m; ++i)
-                for (int64_t j = 0; j < n; ++j) {
-                    const size_t x = size_t(i * n + j);
-                    double fma_sum = 0, tiled = 0, carried = 0, tile = 0;
-                    float fma_sum_f = 0;
-                    for (int64_t p = 0; p < k; ++p) {
-                        const double ai = a[size_t(i * k + p)], bj = b[size_t(p * n + j)];
-                        fma_sum = std::fma(ai, bj, fma_sum);
-                        fma_sum_f = std::fma(float(ai), float(bj), fma_sum_f);
-                        tile = std::fma(ai, bj, tile);
-                        if (p % 32 != 31 && p != k - 1) continue;
-                        const double sum = tiled + tile, tile_in_sum = sum - tiled;
-                        carried += (tiled - (sum - tile_in_sum)) + (tile - tile_in_sum);
-                        tiled = sum, tile = 0;
-                    }
-                    const double native = is_double ? tiled + carried : double(float(tiled + carried));
-                    const double got = e.native[x] ? native : e.c[x];
-                    const auto relative = [&](double v) {
-                        return double(std::fabs((long double)v - r.value[x]) / r.magnitude[x]);
-                    };
-                    chain.push_back(relative(is_double ? fma_sum : double(fma_sum_f)));
-                    emulated.push_back(relative(got));
+// In practice, not only within the bound: on wide-range inputs float's kept elements carry at
+// most kPracticalUnits u of sum |a||b|, so its median error stays at or below a float FMA chain's
+// (SGEMM's inner loop) and its largest within twice the chain's. Native elements are taken as
+// the native pass computes them: 32-long FMA chains in double added up with the sum's rounding
+// errors carried (two-sum), rounded to float. With the bound's allowance alone the median reached
+// 1.25x the chain's at k = 1024 here (double, which keeps that allowance, 2.55x: precision.md).
+TEST(Ozaki, FloatWideRangeErrorsInPracticeAreSgemms) {
+    for (int64_t k : {256, 1024, 4096}) {
+        const int64_t m = 32, n = 32;
+        const auto a = fill(false, size_t(m * k), Fill::Wide, 300 + k);
+        const auto b = fill(false, size_t(k * n), Fill::Wide, 400 + k);
+        const Reference r = reference(m, n, k, a, b);
+        const Emulated e = emulate(false, m, n, k, a, b);
+        std::vector<double> chain, emulated;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                const size_t x = size_t(i * n + j);
+                double tiled = 0, carried = 0, tile = 0;
+                float fma_chain = 0;
+                for (int64_t p = 0; p < k; ++p) {
+                    const double ai = a[size_t(i * k + p)], bj = b[size_t(p * n + j)];
+                    fma_chain = std::fma(float(ai), float(bj), fma_chain);
+                    tile = std::fma(ai, bj, tile);
+                    if (p % 32 != 31 && p != k - 1) continue;
+                    const double sum = tiled + tile, tile_in_sum = sum - tiled;
+                    carried += (tiled - (sum - tile_in_sum)) + (tile - tile_in_sum);
+                    tiled = sum, tile = 0;
                 }
-            std::sort(chain.begin(), chain.end());
-            std::sort(emulated.begin(), emulated.end());
-            const size_t mid = chain.size() / 2;
-            std::printf("%s, wide range, k = %lld: median %.3g (chain %.3g), max %.3g (chain %.3g), "
-                        "%lld of %lld native\n",
-                        is_double ? "double" : "float", (long long)k, emulated[mid], chain[mid],
-                        emulated.back(), chain.back(),
-                        (long long)std::count(e.native.begin(), e.native.end(), 1),
-                        (long long)(m * n));
-            EXPECT_LE(emulated[mid], chain[mid]);
-            EXPECT_LE(emulated.back(), 2 * chain.back());
-        }
+                const double got = e.native[x] ? double(float(tiled + carried)) : e.c[x];
+                const auto relative = [&](double v) {
+                    return double(std::fabs((long double)v - r.value[x]) / r.magnitude[x]);
+                };
+                chain.push_back(relative(double(fma_chain)));
+                emulated.push_back(relative(got));
+            }
+        std::sort(chain.begin(), chain.end());
+        std::sort(emulated.begin(), emulated.end());
+        const size_t mid = chain.size() / 2;
+        std::printf("float, wide range, k = %lld: median %.3g (chain %.3g), max %.3g (chain %.3g), "
+                    "%lld of %lld native\n",
+                    (long long)k, emulated[mid], chain[mid], emulated.back(), chain.back(),
+                    (long long)std::count(e.native.begin(), e.native.end(), 1), (long long)(m * n));
+        EXPECT_LE(emulated[mid], chain[mid]);
+        EXPECT_LE(emulated.back(), 2 * chain.back());
+    }
 }
 
 TEST(Ozaki, InfAndNanRowsAndColumnsGoNative) {

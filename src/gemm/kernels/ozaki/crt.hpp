@@ -815,19 +815,20 @@ inline double truncation_allowance(bool is_double, int64_t k) {
     return (2.0 * double(k) + 3.0) * u;
 }
 
-/// What the kept elements may carry in practice, in units of the type's u: the scaling's
-/// worst-case error E at most this many u of sum |a||b| as the sample estimates it.
+/// What float's kept elements may carry in practice, in units of u: the scaling's worst-case
+/// error E at most this many u of sum |a||b| as the sample estimates it.
 inline constexpr double kPracticalUnits = 32;
 
-/// tau for the automatic count: the bound's allowance, or where it is tighter the practical
-/// one, kPracticalUnits u times k / sampled (the sampled lower bound scaled up to all of k: an
-/// estimate of sum |a||b|, not a bound). A tighter tau only sends more elements native, so the
-/// bound holds either way; the practical one keeps the errors of wide-range inputs at or below
-/// the native library's (docs/precision.md, "As accurate as the native library").
+/// tau for the automatic count. Double: the bound's allowance. Float: that, or where it is
+/// tighter the practical one, kPracticalUnits u times k / sampled (the sampled lower bound
+/// scaled up to all of k: an estimate of sum |a||b|, not a bound). A tighter tau only sends
+/// more elements native, so the bound holds either way; the practical one keeps float's errors
+/// on wide-range inputs at or below SGEMM's (docs/precision.md, "As accurate as the native
+/// library", which also says why double keeps the bound's: its FMA pass's cost).
 inline double kept_error_allowance(bool is_double, int64_t k, int64_t sampled) {
-    const double u = is_double ? 0x1p-53 : 0x1p-24;
+    if (is_double) return truncation_allowance(true, k);
     const double scale_up = sampled < k ? double(k) / double(sampled) : 1.0;
-    return std::min(truncation_allowance(is_double, k), kPracticalUnits * u * scale_up);
+    return std::min(truncation_allowance(false, k), kPracticalUnits * 0x1p-24 * scale_up);
 }
 
 /// needs_native's constants for one call, made once on the host.
