@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "gemm/kernels/common.cuh"
+#include "gemm/kernels/ptx.cuh"
 #include "gemm/kernels/ozaki/crt.hpp"
 
 namespace gemmlab::detail::ozaki {
@@ -555,23 +556,29 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
 // ------------------------------------------------------------------ native
 
 /// The listed tiles of C = alpha op(A) op(B) + beta C (the elements the emulation may not
-/// promise), written only where W holds kNativeMark, with FMAs in double: each 32-long k tile is
-/// summed on its own and then added to the running sum with its rounding error carried beside
-/// it (an error-free sum), so a term meets about 32 roundings whatever k, where a chain's meet
-/// k; a float call's products are exact and its sums far below float's rounding. These are the
-/// elements the emulation would have got wrong: wide-range ones, where DGEMM's long chain sets
-/// the largest errors. Blocks walk the list; with an empty list each exits at once.
+/// promise), written only where W holds kNativeMark, in double on the FP64 tensor cores (DMMA,
+/// as rung 15; float inputs widened to double, so their products are exact). Each 32-long k
+/// tile is summed on its own and then added to the running sum with its rounding error carried
+/// beside it (an error-free sum), so a term meets about 32 roundings whatever k, where a
+/// chain's meet k; a float call's sums are far below float's rounding. These are the elements
+/// the emulation would have got wrong, wide-range ones, where DGEMM's long chain sets the
+/// largest errors. Blocks walk the list; with an empty list each exits at once.
+///
+/// Each of the 8 warps owns a 16 x 8 block of the 32 x 32 tile: one m16n8k8 DMMA per 8 of k.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     native_kernel(GemmOperands<T> g, const int32_t* __restrict__ W, int64_t ld, NativeList native) {
-    __shared__ T a_tile[kTile][kTile + 1]; // (i, p)
-    __shared__ T b_tile[kTile][kTile + 1]; // (p, j)
+    static_assert(kThreads == 256 && kTile == 32, "8 warps of 16 x 8 cover the 32 x 32 tile");
+    __shared__ double a_tile[kTile][kTile + 1]; // (i, p)
+    __shared__ double b_tile[kTile][kTile + 1]; // (p, j)
     const int64_t tiles_m = (g.m + kTile - 1) / kTile;
     const int listed = *native.count;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int group = lane / 4, in_group = lane % 4; // the fragments' g and t (ptx.cuh)
+    const int wm = 16 * (warp % 2), wn = 8 * (warp / 2);
     for (int idx = blockIdx.x; idx < listed; idx += gridDim.x) {
         const int tile = native.tiles[idx];
         const int64_t ti = (tile % tiles_m) * kTile, tj = (tile / tiles_m) * kTile;
-        const int il = 4 * (threadIdx.x % 8), jl = threadIdx.x / 8;
         double acc[4] = {0, 0, 0, 0}, carried[4] = {0, 0, 0, 0}; // the sum and its lost bits
         for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
             // Each thread loads 4 of each tile's 1024 values; lanes run along i (A) and p (B).
@@ -580,19 +587,23 @@ __global__ void __launch_bounds__(kThreads)
                 const int e = threadIdx.x + kThreads * s, x = e % kTile, y = e / kTile;
                 const int64_t ai = ti + x, ap = p0 + y, bp = p0 + x, bj = tj + y;
                 a_tile[x][y] = (ai < g.m && ap < g.k)
-                                   ? (g.trans_a ? g.A[ap + ai * g.lda] : g.A[ai + ap * g.lda])
-                                   : T(0);
+                                   ? double(g.trans_a ? g.A[ap + ai * g.lda] : g.A[ai + ap * g.lda])
+                                   : 0.0;
                 b_tile[x][y] = (bp < g.k && bj < g.n)
-                                   ? (g.trans_b ? g.B[bj + bp * g.ldb] : g.B[bp + bj * g.ldb])
-                                   : T(0);
+                                   ? double(g.trans_b ? g.B[bj + bp * g.ldb] : g.B[bp + bj * g.ldb])
+                                   : 0.0;
             }
             __syncthreads();
             double part[4] = {0, 0, 0, 0}; // this k tile's sums, added to acc once
-#pragma unroll 8
-            for (int p = 0; p < kTile; ++p) {
-                const double b = b_tile[p][jl];
 #pragma unroll
-                for (int v = 0; v < 4; ++v) part[v] = fma(double(a_tile[il + v][p]), b, part[v]);
+            for (int q = 0; q < kTile; q += 8) {
+                double a[4], b[2];
+#pragma unroll
+                for (int f = 0; f < 4; ++f)
+                    a[f] = a_tile[wm + group + 8 * (f % 2)][q + in_group + 4 * (f / 2)];
+#pragma unroll
+                for (int f = 0; f < 2; ++f) b[f] = b_tile[q + in_group + 4 * f][wn + group];
+                ptx::mma_m16n8k8_f64(part, a, b);
             }
 #pragma unroll
             for (int v = 0; v < 4; ++v) { // acc + part = sum + lost exactly (Knuth's two-sum)
@@ -602,10 +613,9 @@ __global__ void __launch_bounds__(kThreads)
             }
             __syncthreads();
         }
-        const int64_t j = tj + jl;
 #pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const int64_t i = ti + il + v;
+        for (int v = 0; v < 4; ++v) { // element (group + 8 (v / 2), 2 in_group + v % 2)
+            const int64_t i = ti + wm + group + 8 * (v / 2), j = tj + wn + 2 * in_group + v % 2;
             if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
             // An Inf in the sum makes its lost bits Inf - Inf = NaN: then the sum is the answer.
             const double sum = isfinite(acc[v]) ? acc[v] + carried[v] : acc[v];
