@@ -576,23 +576,33 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int group = lane / 4, in_group = lane % 4; // the fragments' g and t (ptx.cuh)
     const int wm = 16 * (warp % 2), wn = 8 * (warp / 2);
+    // Thread (lane, warp) stages A(i = lane, p = warp + 8 s) and B(p = lane, j = warp + 8 s)
+    // of each 32 x 32 k tile, s < 4: lanes run along i (A) and p (B). Its element steps, so that
+    // a k tile costs a pointer add, and only the last one of k checks it.
+    const int64_t a_step_i = g.trans_a ? g.lda : 1, a_step_p = g.trans_a ? 1 : g.lda;
+    const int64_t b_step_p = g.trans_b ? g.ldb : 1, b_step_j = g.trans_b ? 1 : g.ldb;
     for (int idx = blockIdx.x; idx < listed; idx += gridDim.x) {
         const int tile = native.tiles[idx];
         const int64_t ti = (tile % tiles_m) * kTile, tj = (tile / tiles_m) * kTile;
+        const bool a_row = ti + lane < g.m;
+        bool b_col[4];
+#pragma unroll
+        for (int s = 0; s < 4; ++s) b_col[s] = tj + warp + 8 * s < g.n;
+        const T* a_at = g.A + (ti + lane) * a_step_i + warp * a_step_p;
+        const T* b_at = g.B + lane * b_step_p + (tj + warp) * b_step_j;
         double acc[4] = {0, 0, 0, 0}, carried[4] = {0, 0, 0, 0}; // the sum and its lost bits
         for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
-            // Each thread loads 4 of each tile's 1024 values; lanes run along i (A) and p (B).
+            const bool whole_k = p0 + kTile <= g.k;
 #pragma unroll
             for (int s = 0; s < 4; ++s) {
-                const int e = threadIdx.x + kThreads * s, x = e % kTile, y = e / kTile;
-                const int64_t ai = ti + x, ap = p0 + y, bp = p0 + x, bj = tj + y;
-                a_tile[x][y] = (ai < g.m && ap < g.k)
-                                   ? double(g.trans_a ? g.A[ap + ai * g.lda] : g.A[ai + ap * g.lda])
-                                   : 0.0;
-                b_tile[x][y] = (bp < g.k && bj < g.n)
-                                   ? double(g.trans_b ? g.B[bj + bp * g.ldb] : g.B[bp + bj * g.ldb])
-                                   : 0.0;
+                const int y = warp + 8 * s;
+                const bool a_in = a_row && (whole_k || p0 + y < g.k);
+                const bool b_in = b_col[s] && (whole_k || p0 + lane < g.k);
+                a_tile[lane][y] = a_in ? double(a_at[8 * s * a_step_p]) : 0.0;
+                b_tile[lane][y] = b_in ? double(b_at[8 * s * b_step_j]) : 0.0;
             }
+            a_at += kTile * a_step_p;
+            b_at += kTile * b_step_p;
             __syncthreads();
             double part[4] = {0, 0, 0, 0}; // this k tile's sums, added to acc once
 #pragma unroll
