@@ -565,8 +565,11 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
 /// largest errors. Blocks walk the list; with an empty list each exits at once.
 ///
 /// Each of the 8 warps owns a 16 x 8 block of the 32 x 32 tile: one m16n8k8 DMMA per 8 of k.
+/// The next k tile's loads are issued before this one's products (held in registers, stored
+/// after the barrier), so that their latency passes under the products; two blocks share an
+/// SM (three or four spilled at 80 or 64 registers).
 template <class T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     native_kernel(GemmOperands<T> g, const int32_t* __restrict__ W, int64_t ld, NativeList native) {
     static_assert(kThreads == 256 && kTile == 32, "8 warps of 16 x 8 cover the 32 x 32 tile");
     __shared__ double a_tile[kTile][kTile + 1]; // (i, p)
@@ -590,20 +593,30 @@ __global__ void __launch_bounds__(kThreads)
         for (int s = 0; s < 4; ++s) b_col[s] = tj + warp + 8 * s < g.n;
         const T* a_at = g.A + (ti + lane) * a_step_i + warp * a_step_p;
         const T* b_at = g.B + lane * b_step_p + (tj + warp) * b_step_j;
-        double acc[4] = {0, 0, 0, 0}, carried[4] = {0, 0, 0, 0}; // the sum and its lost bits
-        for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
+        T a_next[4], b_next[4]; // the k tile at p0, loaded one tile ahead
+        const auto load = [&](int64_t p0) {
             const bool whole_k = p0 + kTile <= g.k;
 #pragma unroll
             for (int s = 0; s < 4; ++s) {
                 const int y = warp + 8 * s;
                 const bool a_in = a_row && (whole_k || p0 + y < g.k);
                 const bool b_in = b_col[s] && (whole_k || p0 + lane < g.k);
-                a_tile[lane][y] = a_in ? double(a_at[8 * s * a_step_p]) : 0.0;
-                b_tile[lane][y] = b_in ? double(b_at[8 * s * b_step_j]) : 0.0;
+                a_next[s] = a_in ? a_at[8 * s * a_step_p] : T(0);
+                b_next[s] = b_in ? b_at[8 * s * b_step_j] : T(0);
             }
             a_at += kTile * a_step_p;
             b_at += kTile * b_step_p;
+        };
+        load(0);
+        double acc[4] = {0, 0, 0, 0}, carried[4] = {0, 0, 0, 0}; // the sum and its lost bits
+        for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
+#pragma unroll
+            for (int s = 0; s < 4; ++s) {
+                a_tile[lane][warp + 8 * s] = double(a_next[s]);
+                b_tile[lane][warp + 8 * s] = double(b_next[s]);
+            }
             __syncthreads();
+            if (p0 + kTile < g.k) load(p0 + kTile);
             double part[4] = {0, 0, 0, 0}; // this k tile's sums, added to acc once
 #pragma unroll
             for (int q = 0; q < kTile; q += 8) {
