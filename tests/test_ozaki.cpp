@@ -709,9 +709,10 @@ TEST(Ozaki, WideExponentSpreadsFallBack) {
 // In practice, not only within the bound: on wide-range inputs float's kept elements carry at
 // most kPracticalUnits u of sum |a||b|, so its median error stays at or below a float FMA chain's
 // (SGEMM's inner loop) and its largest within twice the chain's. Native elements are taken as
-// the native pass computes them: 32-long FMA chains in double added up with the sum's rounding
-// errors carried (two-sum), rounded to float. With the bound's allowance alone the median reached
-// 1.25x the chain's at k = 1024 here (double, which keeps that allowance, 2.55x: precision.md).
+// the native pass sums them: 32-long k tiles in double, added up with the sum's rounding errors
+// carried (two-sum), rounded to float (the pass's DMMA orders a tile's sum its own way, far below
+// float's rounding). With the bound's allowance alone the median reached 1.25x the chain's at
+// k = 1024 here (double, which keeps that allowance, 2.55x).
 TEST(Ozaki, FloatWideRangeErrorsInPracticeAreSgemms) {
     for (int64_t k : {256, 1024, 4096}) {
         const int64_t m = 32, n = 32;
