@@ -87,6 +87,8 @@ TEST(Cli, BadOptionValuesExitTwoAndNameTheValue) {
                             {"verify --precision half", "'half'"}, {"bench --batch x", "'x'"},
                             {"bench --shapes 4x4x4@", "MxNxK@B"}, {"bench --shapes 4x4x4@-1", "'-1'"},
                             {"bench --device cpu --batch 2", "single products"},
+                            {"bench --inputs huge", "huge"},
+                            {"bench --device cpu --inputs wide", "uniform inputs only"},
                             {"overhead --dtype f8", "'f8'"},
                             {"overhead --kernels nosuch", "'nosuch'"}, {"overhead --sizes 12a", "'12a'"},
                             {"overhead --tables both", "'both'"}, {"overhead --calls 0", "1 to 100000"},

@@ -324,6 +324,9 @@ int run_cpu_bench(const BenchConfig& c, RunInfo info) {
         if (s.batch != 1)
             throw CLI::ValidationError("--batch", "the CPU ladder runs single products only (batch " +
                                                       std::to_string(s.batch) + " asked)");
+    if (c.inputs != "uniform")
+        throw CLI::ValidationError("--inputs", "the CPU ladder draws uniform inputs only ('" +
+                                                   c.inputs + "' asked)");
     std::cout << "gemmlab bench --device cpu on " << info.cpu_name << " (one core per rung), seed "
               << info.seed << "\n";
     std::vector<BenchRow> rows;
