@@ -841,14 +841,15 @@ constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 /// DGEMM each) per element of op(A) and op(B); the reconstruction kReconstructShare per element
 /// of C; and what the call takes beyond its kernels (launches, the gaps between them, the
 /// clock it runs at), kFixedShare / (m n k). The four are fitted by least squares to rung 31's
-/// time over cuBLAS DGEMM's on ten shapes of 2048-8192 x 2048-8192 x 4096-16384, which they
-/// give within 0.011 (docs/auto.md). Taken where that sum is at most kEmulationShare (4096^3:
-/// 1.00, measured 1.00x either way, stays with DMMA), k is at least kEmulationMinK (below it,
-/// the median error on wide-range inputs measured up to 2.6x DGEMM's: docs/precision.md) and
-/// the workspace fits in what the pool keeps (workspace.hpp).
-constexpr double kInt8GemmShare = 0.0357, kSplitShare = 231, kReconstructShare = 941;
-constexpr double kFixedShare = 3.6e9;
-constexpr double kEmulationShare = 0.95;
+/// time over cuBLAS DGEMM's on fourteen shapes of 2048-8192 x 2048-8192 x 4096-16384, which
+/// they give within 0.016 (docs/auto.md). Taken where that sum is at most kEmulationShare, a
+/// DGEMM's time: the DMMA rung auto would run instead took 1.03x-1.11x of it where auto kept
+/// it, so rung 31 is ahead there by more than the fit's error. Also k is at least
+/// kEmulationMinK (below it, the median error on wide-range inputs measured up to 2.3x DGEMM's:
+/// docs/precision.md) and the workspace fits in what the pool keeps (workspace.hpp).
+constexpr double kInt8GemmShare = 0.0335, kSplitShare = 305, kReconstructShare = 1028;
+constexpr double kFixedShare = 1.91e9;
+constexpr double kEmulationShare = 1.0;
 constexpr int64_t kEmulationMinK = 4096;
 
 /// The caller's Precision::Int8Emulation: every float and double product, where the device
