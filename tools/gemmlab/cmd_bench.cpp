@@ -16,6 +16,7 @@
 #include "common/progress.hpp"
 #include "gemm/reference/cpu_ladder.hpp"
 #include "gemm/reference/reference.hpp"
+#include "gemmlab/accuracy.hpp"
 #include "gemmlab/bench_quantized.hpp"
 #include "gemmlab/commands.hpp"
 #include "gemmlab/kernels.hpp"
@@ -44,7 +45,7 @@ struct BenchConfig {
     std::string device = "gpu";
     std::string preset;
     std::string precision = "default";
-    std::string inputs = "uniform";
+    std::string inputs = "signed"; // accuracy's spelling (Distribution)
     bool kernels_given = false, dtypes_given = false; // on the command line (--preset batched)
 };
 
@@ -173,9 +174,7 @@ int run_gpu_bench(const BenchConfig& c, RunInfo info) {
     const auto ops = parse_ops(c.ops);
     const auto shapes = shapes_of(c, "1024,2048,4096");
     const Precision precision = parse_precision(c.precision);
-    const FillKind fill = c.inputs == "wide"             ? FillKind::WideRange
-                          : c.inputs == "near-underflow" ? FillKind::NearFltMin
-                                                         : FillKind::Uniform;
+    const FillKind fill = fill_of(parse_distributions(c.inputs).front());
     info.device = query_device(0);
     const DeviceInfo& dev = *info.device;
     std::cout << "gemmlab bench on " << dev.name << " (" << dev.sm_count << " SMs), seed " << info.seed
@@ -324,8 +323,8 @@ int run_cpu_bench(const BenchConfig& c, RunInfo info) {
         if (s.batch != 1)
             throw CLI::ValidationError("--batch", "the CPU ladder runs single products only (batch " +
                                                       std::to_string(s.batch) + " asked)");
-    if (c.inputs != "uniform")
-        throw CLI::ValidationError("--inputs", "the CPU ladder draws uniform inputs only ('" +
+    if (c.inputs != to_string(Distribution::Signed))
+        throw CLI::ValidationError("--inputs", "the CPU ladder draws signed uniform inputs only ('" +
                                                    c.inputs + "' asked)");
     std::cout << "gemmlab bench --device cpu on " << info.cpu_name << " (one core per rung), seed "
               << info.seed << "\n";
@@ -397,10 +396,12 @@ void add_bench_command(CLI::App& app, Action& action) {
                     "named rungs keep their own math")
         ->capture_default_str()->check(CLI::IsMember({"default", "tf32", "int8_emulation"}));
     cmd->add_option("--inputs", cfg->inputs,
-                    "A and B: uniform in [-1, 1) (the default), wide (+-[1, 2) 2^e, e over "
-                    "[-60, 60]: where rung 31 sends elements to its FMA pass) or near-underflow "
-                    "(A just above FLT_MIN)")
-        ->capture_default_str()->check(CLI::IsMember({"uniform", "wide", "near-underflow"}));
+                    "A and B, as `gemmlab accuracy --inputs` names them: signed (U[-1, 1), the "
+                    "default), wide (+-[1, 2) 2^e, e over [-60, 60]: where rung 31 sends "
+                    "elements to its FMA pass) or near-underflow (A just above FLT_MIN)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({to_string(Distribution::Signed), to_string(Distribution::Wide),
+                               to_string(Distribution::NearUnderflow)}));
     cmd->add_option("--preset", cfg->preset,
                     "Reproduce a source document's experiment (docs/sources.md): dcu, sgemm-v, "
                     "thread-tile; or batched: "
