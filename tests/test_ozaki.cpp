@@ -299,33 +299,6 @@ TEST(Ozaki, ModulusCountRule) {
 
 // The split's residue is ((v + 128) mod m) - 128 exactly, an int8, wide and narrow: the byte
 // sums its kernel forms on tensor cores, and their reduction, lose nothing for |v| <= 2^62.
-// The split's narrow reduction by multiply-high, against %, over every value it can meet at the
-// top of its range (u < 2^31 + 2^8), the multiples of M and their neighbours, and random values.
-template <int L = 1>
-void check_mod_narrow(std::mt19937_64& rng) {
-    if constexpr (L < oz::kMaxModuli) {
-        constexpr uint32_t M = oz::modulus(L);
-        constexpr uint32_t top = (uint32_t(1) << 31) + 256;
-        std::vector<uint32_t> us;
-        for (uint32_t u = 0; u < 4096; ++u) us.push_back(u);
-        for (uint32_t u = top - 65536; u <= top; ++u) us.push_back(u);
-        for (int i = 0; i < 20000; ++i) {
-            const uint32_t u = uint32_t(rng() % top);
-            us.push_back(u);
-            us.push_back(u / M * M);
-            us.push_back(u / M * M + M - 1);
-        }
-        for (uint32_t u : us)
-            if (u <= top) ASSERT_EQ(oz::mod_narrow<M>(u), u % M) << "M " << M << ", u " << u;
-        check_mod_narrow<L + 1>(rng);
-    }
-}
-
-TEST(Ozaki, NarrowModulusByMultiplyHighIsExact) {
-    std::mt19937_64 rng(6);
-    check_mod_narrow(rng);
-}
-
 TEST(Ozaki, ResiduesAreExactAndFitInt8) {
     std::mt19937_64 rng(1);
     std::vector<int64_t> values = {0,

@@ -202,10 +202,12 @@ GEMMLAB_HOST_DEVICE inline uint32_t reduce24(uint32_t x, const RuntimeModulus& d
 /// every modulus; not the symmetric one, but any representative that fits int8 gives the same
 /// sums mod M, and |r| <= 128 keeps kMaxChunkK's bound). For M = 256 it is v's low byte. For
 /// the others u = v + 2^62 >= 0 (2^30 when Narrow: |v| <= 2^30, bits <= 30) plus the constant
-/// (128 - 2^62) mod M is congruent to v + 128. Narrow, that sum is one word, reduced once. Wide,
-/// u is taken as bytes u_0 .. u_7, and sum_i u_i (2^(8i) mod M) + that constant < 2^20: the
-/// split kernel forms those sums with u8 tensor-core products (kernels.cuh), so only reduce24
-/// and the byte packing remain per modulus. This is the same arithmetic, one value at a time.
+/// (128 - 2^62) mod M is congruent to v + 128, and so is sum_i u_i (2^(8i) mod M) + that
+/// constant over u's bytes u_i. Narrow, the four bytes of one word: one dp4a (< 2^18), then
+/// reduce24 (three instructions a value and modulus, where dividing u itself took four). Wide,
+/// eight bytes (< 2^20), whose sums the split kernel forms with u8 tensor-core products
+/// (kernels.cuh), so only reduce24 and the byte packing remain per modulus. This is the same
+/// arithmetic, one value at a time.
 template <uint32_t M, bool Narrow>
 struct ByteWeights {
     static constexpr uint32_t weight(int i) {
@@ -228,30 +230,24 @@ struct ByteWeights {
     }
 };
 
-/// u mod M for u < 2^39 / M (above 2^31 + 2^8 for every M <= 255): the quotient is the high
-/// word of u ceil(2^39 / M) shifted right by 7, as the excess u e / (M 2^39) (e < M the rounding
-/// up) stays below 1/M. Two instructions and a multiply-add where the compiler, knowing only
-/// that u < 2^32, needs a 33-bit multiplier and its fix-up for most moduli.
-template <uint32_t M>
-GEMMLAB_HOST_DEVICE inline uint32_t mod_narrow(uint32_t u) {
-    static_assert(M > 128 && M < 256,
-                  "ceil(2^39 / M) must fit 32 bits and 2^39 / M exceed 2^31 + 2^8");
-    constexpr uint32_t kMagic = uint32_t(((uint64_t(1) << 39) + M - 1) / M);
+/// sum_i u_i w_i + c for the bytes u_i of u and w_i of w: one dp4a on the device.
+GEMMLAB_HOST_DEVICE inline uint32_t byte_dot(uint32_t u, uint32_t w, uint32_t c) {
 #if defined(__CUDA_ARCH__)
-    const uint32_t q = __umulhi(u, kMagic) >> 7;
+    return __dp4a(u, w, c);
 #else
-    const uint32_t q = uint32_t((uint64_t(u) * kMagic) >> 39);
+    for (int i = 0; i < 4; ++i) c += (u >> (8 * i) & 0xFF) * (w >> (8 * i) & 0xFF);
+    return c;
 #endif
-    return u - q * M;
 }
 
 template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
     if constexpr (M == 256) {
         return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
-    } else if constexpr (Narrow) { // u + offset < 2^31 + 2^8: one word, one reduction
+    } else if constexpr (Narrow) { // u < 2^31: one word's byte sum (< 2^18), one reduction
         using W = ByteWeights<M, true>;
-        return int32_t(mod_narrow<M>(W::low_word(v) + W::offset)) - 128;
+        return int32_t(reduce24(byte_dot(W::low_word(v), W::low, W::offset), runtime_modulus(M))) -
+               128;
     } else {
         using W = ByteWeights<M, false>;
         const uint32_t words[2] = {W::low_word(v), W::high_word(v)};
