@@ -54,10 +54,15 @@ __device__ __forceinline__ void for_each_modulus(int count, F&& f) {
 /// fetched into registers, then put into the shared `tile` as doubles (zeros outside rows x k).
 /// Reads run along X's contiguous dimension: k when k_major, rows otherwise. The split pass
 /// fetches the next tile before working on the one in shared memory, so its loads are in flight
-/// meanwhile (one tile at a time left DRAM mostly idle: docs/ladder.md, "Rung 31").
+/// meanwhile (one tile at a time left DRAM mostly idle: docs/ladder.md, "Rung 31"). The thread's
+/// values are a pointer and a stride apart, and the tiles one pointer step: with the index
+/// recomputed for every value in 64 bits, the loads took 15 instructions a value.
 template <class T>
 struct SplitTileLoads {
     T v[8];
+    const T* at;       // value 0 of the next tile to fetch
+    int64_t step;      // value j to j + 1: four rows (k_major) or eight values of k
+    int64_t tile_step; // one tile to the next: kSplitK values of k
 
     __device__ __forceinline__ static int row_of(int j, bool k_major) {
         return k_major ? int(threadIdx.x) / kSplitK + 4 * j : int(threadIdx.x) % kSplitRows;
@@ -65,13 +70,29 @@ struct SplitTileLoads {
     __device__ __forceinline__ static int k_of(int j, bool k_major) {
         return k_major ? int(threadIdx.x) % kSplitK : int(threadIdx.x) / kSplitRows + 8 * j;
     }
-    __device__ __forceinline__ void fetch(const T* X, int64_t ld, bool k_major, int64_t rows,
-                                          int64_t k, int64_t r0, int64_t p0) {
+    /// Points at the tile of rows from r0 and k from p0.
+    __device__ __forceinline__ void start(const T* X, int64_t ld, bool k_major, int64_t r0,
+                                          int64_t p0) {
+        const int64_t r = r0 + row_of(0, k_major), p = p0 + k_of(0, k_major);
+        at = k_major ? X + p + r * ld : X + r + p * ld;
+        step = (k_major ? 4 : 8) * ld;
+        tile_step = k_major ? kSplitK : kSplitK * ld;
+    }
+    /// The tile at p0 (the one after the last fetched, or start's), zeros outside rows x k.
+    __device__ __forceinline__ void fetch(bool k_major, int64_t rows, int64_t k, int64_t r0,
+                                          int64_t p0) {
+        if (r0 + kSplitRows <= rows && p0 + kSplitK <= k) {
+            const T* q = at;
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            const int64_t gr = r0 + row_of(j, k_major), gp = p0 + k_of(j, k_major);
-            v[j] = gr < rows && gp < k ? (k_major ? X[gp + gr * ld] : X[gr + gp * ld]) : T(0);
+            for (int j = 0; j < 8; ++j, q += step) v[j] = *q;
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int64_t gr = r0 + row_of(j, k_major), gp = p0 + k_of(j, k_major);
+                v[j] = gr < rows && gp < k ? at[j * step] : T(0);
+            }
         }
+        at += tile_step;
     }
     __device__ __forceinline__ void put(double (&tile)[kSplitRows][kSplitK + 1], bool k_major) const {
 #pragma unroll
@@ -356,16 +377,18 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
     double norm = 0;
     int inexact = 0;
     SplitTileLoads<T> loads;
-    if (first < k) loads.fetch(X, ld, k_major, rows, k, r0, first);
+    loads.start(X, ld, k_major, r0, first);
+    if (first < k) loads.fetch(k_major, rows, k, r0, first);
+    const double* mine = &tile[row][8 * run]; // this thread's 8 values of k
     for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
         if (p0 < k) loads.put(tile, k_major);
         __syncthreads();
-        if (p0 + kSplitK < min(k, last)) loads.fetch(X, ld, k_major, rows, k, r0, p0 + kSplitK);
+        if (p0 + kSplitK < min(k, last)) loads.fetch(k_major, rows, k, r0, p0 + kSplitK);
         int64_t a[8];
         uint64_t magnitude = 0;
 #pragma unroll
         for (int q = 0; q < 8; ++q) {
-            const double x = (p0 < k && !nonfinite) ? tile[row][8 * run + q] : 0.0;
+            const double x = (p0 < k && !nonfinite) ? mine[q] : 0.0;
             const SplitValue v = split_value(x, factors, magnitude_scale);
             inexact |= v.inexact ? 1 : 0;
             norm += v.scaled_abs;
