@@ -753,24 +753,24 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
 /// C' as the reconstruction takes it: for float with P < 2^64 crt_value_int64, otherwise
 /// crt_value_fast where it answers, else `exact()`, the integer CRT (a branch that elements of
 /// small C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
+/// crt_rounded_or's fast forms alone: true with *out = C' where one of them answers (false:
+/// the caller runs the integer CRT). Apart from it so that the reconstruction can form every
+/// element's fast value before the few that need the integer CRT.
+template <bool Rounded>
+GEMMLAB_HOST_DEVICE inline bool crt_fast_path(const uint32_t (&q)[kMaxModuli],
+                                              const CrtConstants& c, const CrtFractions& f,
+                                              double* out) {
+    if (!Rounded && product_below_2_64(c)) return crt_value_int64(q, c, out);
+    return crt_value_fast<Rounded>(q, c, f, out);
+}
+
 template <bool Rounded, class Exact>
 GEMMLAB_HOST_DEVICE inline Scaled crt_rounded_or(const uint32_t (&q)[kMaxModuli],
                                                  const CrtConstants& c, const CrtFractions& f,
                                                  Exact exact) {
     double d = 0;
-    if (!Rounded && product_below_2_64(c)) {
-        if (crt_value_int64(q, c, &d)) return {d, 0};
-    } else if (crt_value_fast<Rounded>(q, c, f, &d)) {
-        return {d, 0};
-    }
+    if (crt_fast_path<Rounded>(q, c, f, &d)) return {d, 0};
     return exact();
-}
-
-/// The kernels' form: the integer CRT in L limbs.
-template <bool Rounded, int L = kLimbs>
-GEMMLAB_HOST_DEVICE inline Scaled crt_rounded(const uint32_t (&q)[kMaxModuli],
-                                              const CrtConstants& c, const CrtFractions& f) {
-    return crt_rounded_or<Rounded>(q, c, f, [&] { return crt_value<L>(q, c); });
 }
 
 /// With crt_value_sized's limbs (the CPU tests: what each reconstruction kernel runs).

@@ -488,9 +488,10 @@ inline constexpr int kReconstructThreads = kThreads / kReconstructBlocks<Count>;
 /// warp per 32 x 8 (two row blocks) or 16 x 8 of it, and a thread per word of Q in each of its
 /// kReconstructBlocks blocks: rows r, r + 8 (, r + 16, r + 24) by columns c, c + 1. W holds the
 /// magnitude GEMM's sums on entry. With `promise` (off only for tests), elements that
-/// needs_native rejects are marked in W instead. C' comes from crt_rounded: for double the CRT
-/// in doubles, the integer CRT only for small C' and near ties; for float with P < 2^64 the CRT
-/// in 64-bit integers, exact (the result is rounded to float after). Count, the number of
+/// needs_native rejects are marked in W instead. C' comes from crt_fast_path (for double the CRT
+/// in doubles; for float with P < 2^64 the CRT in 64-bit integers, exact: the result is rounded
+/// to float after), and where that cannot answer (double: small C' and near ties) from the
+/// integer CRT in crt_limbs(Count) limbs: crt_rounded_sized's arithmetic, which the CPU tests run. Count, the number of
 /// moduli, is a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l
 /// come from constant memory (kCrtFractions). (512 threads per SM in the bounds, two blocks of
 /// 256 or four of 128: left free, ptxas held the float, 16-moduli form to 79 registers and
@@ -541,27 +542,45 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
         }
         // One copy of the elements' loop for each of: every element in range or not, beta zero
         // or not. Tested per element, each was a branch and its reconvergence (ncu: about 17
-        // control instructions per element).
+        // control instructions per element). Per element: whether it goes native, else C' by
+        // crt_fast_path (classify), then the store, with the integer CRT (crt_rounded_sized's on
+        // the CPU) apart, only where the fast one could not answer.
+        constexpr bool kRounded = std::is_same_v<T, double>;
+        const auto residues_of = [&](int v, uint32_t (&q)[kMaxModuli]) {
+#pragma unroll
+            for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[v / 4][l] >> (8 * (v % 4))) & 0xFF;
+        };
         const auto elements = [&](auto whole, auto beta_is_zero) {
+            double fast[4 * R]; // C' where crt_fast_path answers
+            uint32_t native_mask = 0, doubt_mask = 0;
+            const auto classify = [&](int v) {
+                if (promise && needs_native(rows[v / 2], cols[v % 2], sums[v], rule)) {
+                    native_mask |= 1u << v;
+                    return;
+                }
+                uint32_t q[kMaxModuli];
+                residues_of(v, q);
+                if (!crt_fast_path<kRounded>(q, crt, kCrtFractions, &fast[v])) doubt_mask |= 1u << v;
+            };
 #pragma unroll
             for (int v = 0; v < 4 * R; ++v) { // block v / 4, byte v % 4: row r + 8 (v / 2)
                 const int64_t i = r + 8 * (v / 2), j = c + v % 2;
                 if (!whole && (i >= m || j >= n)) continue;
-                const RowScale row = rows[v / 2], col = cols[v % 2];
-                if (promise && needs_native(row, col, sums[v], rule)) {
+                classify(v);
+                if (native_mask >> v & 1u) {
                     W[i + j * ld] = kNativeMark;
                     marked = true;
                     continue;
                 }
-                uint32_t q[kMaxModuli];
-#pragma unroll
-                for (int l = 0; l < kMaxModuli; ++l)
-                    q[l] = (quad[v / 4][l] >> (8 * (v % 4))) & 0xFF;
-                const Scaled cv = crt_rounded<std::is_same_v<T, double>, crt_limbs(Count)>(
-                    q, crt, kCrtFractions);
-                const double product = std::is_same_v<T, double>
-                                           ? unscale(cv, row.exponent, col.exponent)
-                                           : unscale_float(cv, row.exponent, col.exponent);
+                Scaled cv{fast[v], 0};
+                if (doubt_mask >> v & 1u) {
+                    uint32_t q[kMaxModuli];
+                    residues_of(v, q);
+                    cv = crt_value<crt_limbs(Count)>(q, crt);
+                }
+                const RowScale row = rows[v / 2], col = cols[v % 2];
+                const double product = kRounded ? unscale(cv, row.exponent, col.exponent)
+                                                : unscale_float(cv, row.exponent, col.exponent);
                 store_result<decltype(beta_is_zero)::value>(C + i + j * ldc, alpha, beta,
                                                             product);
             }
