@@ -750,12 +750,8 @@ GEMMLAB_HOST_DEVICE inline bool crt_value_int64(const uint32_t (&q)[kMaxModuli],
     return true;
 }
 
-/// C' as the reconstruction takes it: for float with P < 2^64 crt_value_int64, otherwise
-/// crt_value_fast where it answers, else `exact()`, the integer CRT (a branch that elements of
-/// small C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
-/// crt_rounded_or's fast forms alone: true with *out = C' where one of them answers (false:
-/// the caller runs the integer CRT). Apart from it so that the reconstruction can form every
-/// element's fast value before the few that need the integer CRT.
+/// The fast forms of crt_rounded_or: true with *out = C' where one answers (false: the caller
+/// runs the integer CRT). The reconstruction kernel calls it and the integer CRT apart.
 template <bool Rounded>
 GEMMLAB_HOST_DEVICE inline bool crt_fast_path(const uint32_t (&q)[kMaxModuli],
                                               const CrtConstants& c, const CrtFractions& f,
@@ -764,6 +760,9 @@ GEMMLAB_HOST_DEVICE inline bool crt_fast_path(const uint32_t (&q)[kMaxModuli],
     return crt_value_fast<Rounded>(q, c, f, out);
 }
 
+/// C' as the reconstruction takes it: for float with P < 2^64 crt_value_int64, otherwise
+/// crt_value_fast where it answers, else `exact()`, the integer CRT (a branch that elements of
+/// small C', and with Rounded near ties, take; with the int64 form only C' near +-P/2).
 template <bool Rounded, class Exact>
 GEMMLAB_HOST_DEVICE inline Scaled crt_rounded_or(const uint32_t (&q)[kMaxModuli],
                                                  const CrtConstants& c, const CrtFractions& f,
