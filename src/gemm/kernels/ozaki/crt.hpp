@@ -249,13 +249,9 @@ GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
         return int32_t(reduce24(byte_dot(W::low_word(v), W::low, W::offset), runtime_modulus(M))) -
                128;
     } else {
-        using W = ByteWeights<M, false>;
-        const uint32_t words[2] = {W::low_word(v), W::high_word(v)};
-        const uint32_t weights[2] = {W::low, W::high};
-        uint32_t sum = W::offset;
-        for (int w = 0; w < 2; ++w)
-            for (int i = 0; i < 4; ++i)
-                sum += (words[w] >> (8 * i) & 0xFF) * (weights[w] >> (8 * i) & 0xFF);
+        using W = ByteWeights<M, false>; // both words' byte sums (< 2^20)
+        const uint32_t low = byte_dot(W::low_word(v), W::low, W::offset);
+        const uint32_t sum = byte_dot(W::high_word(v), W::high, low);
         return int32_t(reduce24(sum, runtime_modulus(M))) - 128;
     }
 }

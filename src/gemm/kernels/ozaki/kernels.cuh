@@ -491,8 +491,8 @@ inline constexpr int kReconstructThreads = kThreads / kReconstructBlocks<Count>;
 /// needs_native rejects are marked in W instead. C' comes from crt_fast_path (for double the CRT
 /// in doubles; for float with P < 2^64 the CRT in 64-bit integers, exact: the result is rounded
 /// to float after), and where that cannot answer (double: small C' and near ties) from the
-/// integer CRT in crt_limbs(Count) limbs: crt_rounded_sized's arithmetic, which the CPU tests run. Count, the number of
-/// moduli, is a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l
+/// integer CRT in crt_limbs(Count) limbs: crt_rounded_sized's arithmetic, which the CPU tests
+/// run. Count, the number of moduli, is a constant: the integer CRT's weights are immediates, the doubles' parts of 1/m_l
 /// come from constant memory (kCrtFractions). (512 threads per SM in the bounds, two blocks of
 /// 256 or four of 128: left free, ptxas held the float, 16-moduli form to 79 registers and
 /// spilled.)
@@ -544,7 +544,10 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
         // or not. Tested per element, each was a branch and its reconvergence (ncu: about 17
         // control instructions per element). Per element: whether it goes native, else C' by
         // crt_fast_path (classify), then the store, with the integer CRT (crt_rounded_sized's on
-        // the CPU) apart, only where the fast one could not answer.
+        // the CPU) apart, only where the fast one could not answer. classify leaves its answers
+        // in masks and `fast` rather than locals of the loop: so written, double's pass took
+        // 208 us at 4096^3; the same steps inline took 239 (ptxas allocated them otherwise;
+        // docs/ladder.md, "Rung 31").
         constexpr bool kRounded = std::is_same_v<T, double>;
         const auto residues_of = [&](int v, uint32_t (&q)[kMaxModuli]) {
 #pragma unroll
