@@ -56,6 +56,13 @@ void residues_of(bool negative, const oz::Wide& magnitude, const oz::CrtConstant
 
 // ------------------------------------------------------------------ the host emulation
 
+/// split_value_narrow's answer in split_value's form.
+oz::SplitValue split_narrow(float x, const oz::RowFactors& f, double magnitude_scale) {
+    const oz::SplitValueNarrow v =
+        oz::split_value_narrow(x, float(f.f1), float(f.f2), float(magnitude_scale));
+    return {v.integer, v.inexact, double(v.scaled_abs), v.magnitude};
+}
+
 /// One GEMM emulated as the kernels do it: C (m x n, row i col j at c[i * n + j]) from A (m x k,
 /// a[i * k + p]) and B (k x n, b[p * n + j]), alpha 1, beta 0; `native` marks what the precision
 /// promise sends to the FMA path (those C are left NaN). is_double picks the type's rules; float
@@ -89,7 +96,11 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
         ints.assign(size_t(k), 0);
         mags.assign(size_t(k), 0);
         for (int64_t p = 0; p < k; ++p) {
-            const oz::SplitValue v = oz::split_value(nonfinite ? 0.0 : get(p), f, magnitude_scale);
+            const double x = nonfinite ? 0.0 : get(p);
+            // The kernel's form: float's narrow plans split in 32-bit arithmetic.
+            const oz::SplitValue v =
+                !is_double && oz::narrow_bits(bits) ? split_narrow(float(x), f, magnitude_scale)
+                                                    : oz::split_value(x, f, magnitude_scale);
             ints[size_t(p)] = v.integer;
             mags[size_t(p)] = v.magnitude;
             EXPECT_LE(v.magnitude, 127u);
@@ -159,7 +170,9 @@ Emulated emulate(bool is_double, int64_t m, int64_t n, int64_t k, const std::vec
                                                  : oz::crt_rounded_sized<false>(qs, crt);
             const int ea = as[size_t(i)].exponent, eb = bs[size_t(j)].exponent;
             const double v = is_double ? oz::unscale(product, ea, eb)
-                                       : oz::unscale_float(product, ea, eb);
+                                       : oz::float_c_prime(product) *
+                                             (oz::float_row_alpha(1.0, ea) *
+                                              oz::float_column_scale(eb));
             out.c[size_t(i * n + j)] = is_double ? v : double(float(v));
         }
     return out;
@@ -485,22 +498,62 @@ std::vector<CrtCase> crt_cases(const oz::CrtConstants& c, int count, std::mt1993
     return cases;
 }
 
-// unscale_float, float's unscale without the range check, agrees with unscale at the ends of
-// float's scales (rows' largest |x| from 2^-149 to FLT_MAX, bits 1 to kMaxBits) and C' up to
+// Float's narrow split (32-bit arithmetic) gives split_value's integer, rounding flag and
+// magnitude digit for every narrow bits and rows whose largest |x| spans float's range, over
+// values from the row's largest down past the subnormals; its |x 2^e| differs only below 2^-126,
+// by float's subnormal steps.
+TEST(Ozaki, FloatSplitIsTheDoubleSplit) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    const float largest[] = {0x1p-149f, 0x1.8p-140f, 0x1p-126f, 0x1.234p-3f, 1.0f, 0x1.fffffep127f};
+    int checked = 0, tiny = 0;
+    for (int bits = oz::kMagnitudeBits + 1; oz::narrow_bits(bits); ++bits)
+        for (float big : largest) {
+            const oz::RowFactors f = oz::row_factors(double(big), bits);
+            const double scale = std::ldexp(1.0, oz::kMagnitudeBits - bits);
+            std::vector<float> xs = {big, -big, 0.0f, -0.0f, std::nextafter(big, 0.0f)};
+            for (int j = 1; j < 300; ++j) xs.push_back(std::ldexp(big, -j) * (j % 2 ? 1 : -1));
+            for (int j = 0; j < 300; ++j) xs.push_back(big * unit(rng));
+            for (int j = 0; j < 300; ++j) xs.push_back(std::ldexp(big * unit(rng), -(j % 40)));
+            for (float x : xs) {
+                const oz::SplitValue d = oz::split_value(double(x), f, scale);
+                const oz::SplitValue g = split_narrow(x, f, scale);
+                ASSERT_EQ(g.integer, d.integer) << x << " bits " << bits << " row " << big;
+                ASSERT_EQ(g.inexact, d.inexact) << x << " bits " << bits << " row " << big;
+                ASSERT_EQ(g.magnitude, d.magnitude) << x << " bits " << bits << " row " << big;
+                if (d.scaled_abs >= 0x1p-126) ASSERT_EQ(g.scaled_abs, d.scaled_abs) << x;
+                else { // float's subnormal steps: within 2^-149 of it
+                    ASSERT_LE(std::fabs(g.scaled_abs - d.scaled_abs), 0x1p-149) << x;
+                    ++tiny;
+                }
+                ++checked;
+            }
+        }
+    EXPECT_GT(tiny, 0); // the underflowing values were reached
+    std::printf("float split: %d values, %d below 2^-126 scaled\n", checked, tiny);
+}
+
+// Float's scale back with alpha folded in (float_row_alpha, float_column_scale, no range check)
+// is alpha times unscale's result rounded once, at the ends of float's scales (rows' largest |x|
+// from 2^-149 to FLT_MAX, bits 1 to kMaxBits), for alphas from 2^-149 to FLT_MAX and C' up to
 // 2^160.
-TEST(Ozaki, UnscaleFloatMatchesUnscaleOnFloatScales) {
+TEST(Ozaki, FloatScaleBackIsAlphaTimesUnscale) {
     const double largest[] = {0x1p-149, 0x1p-126, 1.0, 0x1.fffffep127};
+    const double alphas[] = {1.0, -3.0, 0x1p-149, 0x1.fffffep127, double(0.1f)};
     const int bits[] = {1, 24, oz::kMaxBits};
     const oz::Scaled values[] = {{1.0, 0}, {-0x1.fffffffffffffp63, 0}, {0x1.8p52, 108}, {0.0, 0}};
     for (double a : largest)
         for (double b : largest)
             for (int bt : bits)
-                for (const oz::Scaled& v : values) {
-                    const int ea = oz::row_factors(a, bt).exponent;
-                    const int eb = oz::row_factors(b, bt).exponent;
-                    EXPECT_EQ(oz::unscale_float(v, ea, eb), oz::unscale(v, ea, eb))
-                        << a << " " << b << " " << bt;
-                }
+                for (double alpha : alphas)
+                    for (const oz::Scaled& v : values) {
+                        const int ea = oz::row_factors(a, bt).exponent;
+                        const int eb = oz::row_factors(b, bt).exponent;
+                        const double folded = oz::float_c_prime(v) * (oz::float_row_alpha(alpha, ea) *
+                                                                     oz::float_column_scale(eb));
+                        EXPECT_EQ(folded, alpha * oz::unscale(v, ea, eb))
+                            << a << " " << b << " " << bt << " " << alpha;
+                    }
 }
 
 // Every C' in (-P/2, P/2] comes back from its residues, correctly rounded.

@@ -182,7 +182,10 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
         GEMMLAB_CHECK_LAUNCH();
         const auto kernel = ozaki::narrow_bits(plan.bits) ? &ozaki::split_kernel<T, true>
                                                           : &ozaki::split_kernel<T, false>;
-        kernel<<<dim3(row_blocks, unsigned(s.chunks)), ozaki::kThreads, 0, stream>>>(
+        constexpr size_t kSmem = ozaki::kSplitSmemBytes<T>; // double's ring is past 48 KB
+        GEMMLAB_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem)));
+        kernel<<<dim3(row_blocks, unsigned(s.chunks)), ozaki::kThreads, kSmem, stream>>>(
             X, ld, k_major, rows, g.k, s.kp, count, plan.bits, planes, plane_bytes, s.magnitudes,
             ranges, norms);
         GEMMLAB_CHECK_LAUNCH();

@@ -174,6 +174,28 @@ GEMMLAB_HOST_DEVICE inline SplitValue split_value(double x, const RowFactors& f,
             uint32_t(::floor(::fabs(s) * magnitude_scale))};
 }
 
+/// split_value for a float x under a narrow plan (bits <= 30), in 32-bit arithmetic: the split
+/// of float operands spent most of its instructions on doubles and 64-bit integers
+/// (docs/ladder.md, "Rung 31"). A float row's exponent e lies in [-120, 178] for bits in
+/// [8, 30], so f1 = 2^(e/2) and f2 = 2^(e - e/2) are normal floats and x f1 f2 is x 2^e exactly,
+/// unless it lies below 2^-126: there the integer is 0 and the element counts as rounded either
+/// way. |x 2^e| <= 2^30 then converts to int32 exactly. So integer, flag and digit are
+/// split_value's; scaled_abs differs from it only below 2^-126 (docs/precision.md, "Scaling to
+/// integers"). `Ozaki.FloatSplitIsTheDoubleSplit` checks it.
+struct SplitValueNarrow {
+    int32_t integer;
+    bool inexact;
+    float scaled_abs;
+    uint32_t magnitude;
+};
+GEMMLAB_HOST_DEVICE inline SplitValueNarrow split_value_narrow(float x, float f1, float f2,
+                                                               float magnitude_scale) {
+    const float s = x * f1 * f2;
+    const float rounded = ::rintf(s);
+    return {int32_t(rounded), rounded != s || (rounded == 0 && x != 0), ::fabsf(s),
+            uint32_t(::floorf(::fabsf(s) * magnitude_scale))};
+}
+
 // ------------------------------------------------------------------ residues
 
 /// A modulus known only at run time (the INT8 GEMM's epilogue: one launch for every modulus, the
@@ -240,14 +262,20 @@ GEMMLAB_HOST_DEVICE inline uint32_t byte_dot(uint32_t u, uint32_t w, uint32_t c)
 #endif
 }
 
+/// The narrow residue plus 128, (v + 128) mod M in [0, M), from u = v + 2^30 < 2^31: one word's
+/// byte sum (< 2^18) and one reduction. M < 256.
+template <uint32_t M>
+GEMMLAB_HOST_DEVICE inline uint32_t narrow_biased_residue(uint32_t u) {
+    using W = ByteWeights<M, true>;
+    return reduce24(byte_dot(u, W::low, W::offset), runtime_modulus(M));
+}
+
 template <uint32_t M, bool Narrow = false>
 GEMMLAB_HOST_DEVICE inline int32_t residue(int64_t v) {
     if constexpr (M == 256) {
         return int32_t(int8_t(uint8_t(uint64_t(v) & 0xFF)));
-    } else if constexpr (Narrow) { // u < 2^31: one word's byte sum (< 2^18), one reduction
-        using W = ByteWeights<M, true>;
-        return int32_t(reduce24(byte_dot(W::low_word(v), W::low, W::offset), runtime_modulus(M))) -
-               128;
+    } else if constexpr (Narrow) {
+        return int32_t(narrow_biased_residue<M>(ByteWeights<M, true>::low_word(v))) - 128;
     } else {
         using W = ByteWeights<M, false>; // both words' byte sums (< 2^20)
         const uint32_t low = byte_dot(W::low_word(v), W::low, W::offset);
@@ -780,12 +808,20 @@ GEMMLAB_HOST_DEVICE inline double unscale(const Scaled& c, int row_exponent, int
     return times_pow2(c.d, c.exponent - row_exponent - col_exponent);
 }
 
-/// unscale for float's calls, without times_pow2's range check: a float row's largest |x| lies
-/// in [2^-149, 2^128), so with bits <= kMaxBits its exponent e lies in [-127, 210], and C''s
-/// own exponent in [0, 160]; the sum stays within [-420, 414], where 2^e is a normal double.
-GEMMLAB_HOST_DEVICE inline double unscale_float(const Scaled& c, int row_exponent,
-                                                int col_exponent) {
-    return c.d * pow2_normal(c.exponent - row_exponent - col_exponent);
+/// Float's scale back, alpha folded in: alpha C' 2^(-e_row - e_col) as C' times
+/// float_row_alpha(alpha, e_row) float_column_scale(e_col), both formed once per row and column.
+/// A float row's largest |x| lies in [2^-149, 2^128), so with bits <= kMaxBits its exponent e
+/// lies in [-127, 210]: 2^-e is a normal double, and so are alpha 2^-e_row (alpha a float's
+/// value) and the product with 2^-e_col, each exact. C' (< 2^160, `float_c_prime`) times it then
+/// rounds once: alpha times unscale's exact result, rounded once, with no range check.
+GEMMLAB_HOST_DEVICE inline double float_row_alpha(double alpha, int row_exponent) {
+    return alpha * pow2_normal(-row_exponent);
+}
+GEMMLAB_HOST_DEVICE inline double float_column_scale(int col_exponent) {
+    return pow2_normal(-col_exponent);
+}
+GEMMLAB_HOST_DEVICE inline double float_c_prime(const Scaled& c) {
+    return c.exponent == 0 ? c.d : c.d * pow2_normal(c.exponent);
 }
 
 // ------------------------------------------------------------------ the precision promise
@@ -825,13 +861,39 @@ inline double kept_error_allowance(bool is_double, int64_t k, int64_t sampled) {
 /// needs_native's constants for one call, made once on the host.
 struct NativeRule {
     double tau_lower; ///< tau 2^(2 (bits - 7)): times magnitude_sum, tau times the lower bound
-    double growth;    ///< 1 + k 2^-52
+    double growth;    ///< 1 + (k + 3) 2^-52
     double quarter_k; ///< k / 4
 };
 inline NativeRule native_rule(int bits, int64_t k, double tau) {
     // 2^(2 (bits - 7)) scales tau exactly, so tau_lower * sum rounds as tau * (sum 2^...) would.
     return {tau == INFINITY ? INFINITY : times_pow2(tau, 2 * (bits - kMagnitudeBits)),
-            1.0 + double(k) * 0x1p-52, 0.25 * double(k)};
+            1.0 + double(k + 3) * 0x1p-52, 0.25 * double(k)};
+}
+
+/// needs_native's terms of one row of op(A) and of one column of op(B). With rho (sigma) 1 where
+/// the row (column) rounded anything, else 0, E = rho (|B_j|_1 / 2 + sigma k / 4) + sigma
+/// |A_i|_1 / 2: one multiply and one FMA per element once each side is formed (the
+/// reconstruction forms them once per row and column it serves). Both carry rule.growth.
+struct NativeRowTerms {
+    bool nonfinite;
+    double rho;       ///< 1 or 0
+    double half_norm; ///< |A_i|_1 / 2, times growth
+};
+struct NativeColumnTerms {
+    bool nonfinite;
+    double sigma; ///< 1 or 0
+    double term;  ///< |B_j|_1 / 2 + sigma k / 4, times growth
+};
+GEMMLAB_HOST_DEVICE inline NativeRowTerms native_row_terms(const RowScale& a,
+                                                           const NativeRule& rule) {
+    return {(a.flags & kNonfinite) != 0, (a.flags & kInexact) ? 1.0 : 0.0,
+            0.5 * a.norm * rule.growth};
+}
+GEMMLAB_HOST_DEVICE inline NativeColumnTerms native_column_terms(const RowScale& b,
+                                                                 const NativeRule& rule) {
+    const bool inexact = (b.flags & kInexact) != 0;
+    return {(b.flags & kNonfinite) != 0, inexact ? 1.0 : 0.0,
+            (0.5 * b.norm + (inexact ? rule.quarter_k : 0.0)) * rule.growth};
 }
 
 /// Whether element (i, j) must come from the native path: a row or column with Inf or NaN, or
@@ -839,21 +901,21 @@ inline NativeRule native_rule(int bits, int64_t k, double tau) {
 /// scaled sum_p |a_p| |b_p|. With a' = a 2^e rounded, |a' - a 2^e| <= 1/2, so
 /// E = |sum a'b' - sum a 2^e b 2^f| <= 1/2 |B_j|_1 + 1/2 |A_i|_1 + k/4 (each term only when
 /// that side rounded anything). magnitude_sum = sum_p floor(|a_p| 2^(e+7-bits)) floor(|b_p| ...)
-/// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|.
-/// tau = infinity (rule.tau_lower infinite) asks only the Inf/NaN question (a caller's own
-/// modulus count: no W then).
+/// from the magnitude GEMM: times 2^(2 (bits - 7)) it is at most the scaled sum |A||B|. E is
+/// taken times growth, 1 + (k + 3) 2^-52: the norms are rounded sums of k nonnegative terms,
+/// and forming E and tau's product rounds four more times (docs/precision.md). E = 0 (nothing
+/// rounded) is never above it: the emulation is exact. tau = infinity (rule.tau_lower infinite)
+/// asks only the Inf/NaN question (a caller's own modulus count: no W then; infinity times 0
+/// is NaN, and no comparison with NaN is true).
+GEMMLAB_HOST_DEVICE inline bool needs_native(const NativeRowTerms& a, const NativeColumnTerms& b,
+                                             int32_t magnitude_sum, const NativeRule& rule) {
+    if (a.nonfinite || b.nonfinite) return true;
+    return ::fma(a.rho, b.term, b.sigma * a.half_norm) > rule.tau_lower * double(magnitude_sum);
+}
 GEMMLAB_HOST_DEVICE inline bool needs_native(const RowScale& a, const RowScale& b,
                                              int32_t magnitude_sum, const NativeRule& rule) {
-    if ((a.flags | b.flags) & kNonfinite) return true;
-    if (rule.tau_lower == INFINITY) return false;
-    const bool ia = (a.flags & kInexact) != 0, ib = (b.flags & kInexact) != 0;
-    double e = 0;
-    if (ia) e += 0.5 * b.norm;
-    if (ib) e += 0.5 * a.norm;
-    if (ia && ib) e += rule.quarter_k;
-    if (e == 0) return false; // exact: C' is the product itself
-    e *= rule.growth;         // the norms are rounded sums of k nonnegative terms
-    return e > rule.tau_lower * double(magnitude_sum);
+    return needs_native(native_row_terms(a, rule), native_column_terms(b, rule), magnitude_sum,
+                        rule);
 }
 
 } // namespace gemmlab::detail::ozaki

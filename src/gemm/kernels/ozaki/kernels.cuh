@@ -50,19 +50,29 @@ __device__ __forceinline__ void for_each_modulus(int count, F&& f) {
 
 // ------------------------------------------------------------------ split
 
-/// One thread's share of a split tile, rows [r0, r0 + 32) x k [p0, p0 + 64) of the operand:
-/// fetched into registers, then put into the shared `tile` as doubles (zeros outside rows x k).
-/// Reads run along X's contiguous dimension: k when k_major, rows otherwise. The split pass
-/// fetches the next tile before working on the one in shared memory, so its loads are in flight
-/// meanwhile (one tile at a time left DRAM mostly idle: docs/ladder.md, "Rung 31"). The thread's
-/// values are a pointer and a stride apart, and the tiles one pointer step: with the index
-/// recomputed for every value in 64 bits, the loads took 15 instructions a value.
+/// Shared tiles in the split pass's ring: kSplitStages tiles of op(X) in flight per block.
+/// With one tile fetched ahead into registers, ncu counted the pass's warps waiting on those
+/// loads 2.6 cycles per issued instruction at 60% of DRAM's rate; the ring halved that wait and
+/// holds no registers, though the pass gained only 2% (float 8192^3: docs/ladder.md, "Rung 31").
+inline constexpr int kSplitStages = 4;
 template <class T>
-struct SplitTileLoads {
-    T v[8];
-    const T* at;       // value 0 of the next tile to fetch
+using SplitTile = T[kSplitRows][kSplitK + 1]; // (row, k), padded
+template <class T>
+inline constexpr size_t kSplitSmemBytes = kSplitStages * sizeof(SplitTile<T>);
+
+/// One thread's share of the split tiles, rows [r0, r0 + 32) x k [p0, p0 + 64) of the operand,
+/// copied by cp.async into a tile of the ring (zeros outside rows x k): no registers held while
+/// they are in flight. Reads run along X's contiguous dimension: k when k_major, rows
+/// otherwise. The thread's values are a pointer and a stride apart, and the tiles one pointer
+/// step: with the index recomputed for every value in 64 bits, the loads took 15 instructions
+/// a value.
+template <class T>
+struct SplitTileCopies {
+    const T* at;       // value 0 of the next tile to copy
     int64_t step;      // value j to j + 1: four rows (k_major) or eight values of k
     int64_t tile_step; // one tile to the next: kSplitK values of k
+    uint32_t to;       // value 0's shared address in ring tile 0
+    uint32_t to_step;  // value j to j + 1 in a tile, bytes
 
     __device__ __forceinline__ static int row_of(int j, bool k_major) {
         return k_major ? int(threadIdx.x) / kSplitK + 4 * j : int(threadIdx.x) % kSplitRows;
@@ -70,33 +80,37 @@ struct SplitTileLoads {
     __device__ __forceinline__ static int k_of(int j, bool k_major) {
         return k_major ? int(threadIdx.x) % kSplitK : int(threadIdx.x) / kSplitRows + 8 * j;
     }
-    /// Points at the tile of rows from r0 and k from p0.
+    /// Points at the tile of rows from r0 and k from p0, and at the ring.
     __device__ __forceinline__ void start(const T* X, int64_t ld, bool k_major, int64_t r0,
-                                          int64_t p0) {
+                                          int64_t p0, SplitTile<T>* ring) {
         const int64_t r = r0 + row_of(0, k_major), p = p0 + k_of(0, k_major);
         at = k_major ? X + p + r * ld : X + r + p * ld;
         step = (k_major ? 4 : 8) * ld;
         tile_step = k_major ? kSplitK : kSplitK * ld;
+        to = uint32_t(__cvta_generic_to_shared(&ring[0][row_of(0, k_major)][k_of(0, k_major)]));
+        to_step = uint32_t(&ring[0][row_of(1, k_major)][k_of(1, k_major)] -
+                           &ring[0][row_of(0, k_major)][k_of(0, k_major)]) * sizeof(T);
     }
-    /// The tile at p0 (the one after the last fetched, or start's), zeros outside rows x k.
-    __device__ __forceinline__ void fetch(bool k_major, int64_t rows, int64_t k, int64_t r0,
-                                          int64_t p0) {
+    /// Issues the copies of the tile at p0 (the one after the last issued, or start's) into
+    /// ring tile `slot`.
+    __device__ __forceinline__ void issue(int slot, bool k_major, int64_t rows, int64_t k,
+                                          int64_t r0, int64_t p0) {
+        const uint32_t dst = to + uint32_t(slot * sizeof(SplitTile<T>));
         if (r0 + kSplitRows <= rows && p0 + kSplitK <= k) {
-            const T* q = at;
+            const T* src = at;
 #pragma unroll
-            for (int j = 0; j < 8; ++j, q += step) v[j] = *q;
+            for (int j = 0; j < 8; ++j, src += step) ptx::cp_async<sizeof(T)>(dst + j * to_step, src);
         } else {
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                const int64_t gr = r0 + row_of(j, k_major), gp = p0 + k_of(j, k_major);
-                v[j] = gr < rows && gp < k ? at[j * step] : T(0);
+                const bool in = r0 + row_of(j, k_major) < rows && p0 + k_of(j, k_major) < k;
+                // Out of range the copy reads nothing (source size 0) and writes zeros; its
+                // address is never dereferenced (memcheck clean on the edge tests).
+                ptx::cp_async_zfill<sizeof(T)>(dst + j * to_step, at + j * step,
+                                               in ? int(sizeof(T)) : 0);
             }
         }
         at += tile_step;
-    }
-    __device__ __forceinline__ void put(double (&tile)[kSplitRows][kSplitK + 1], bool k_major) const {
-#pragma unroll
-        for (int j = 0; j < 8; ++j) tile[row_of(j, k_major)][k_of(j, k_major)] = double(v[j]);
     }
 };
 
@@ -126,12 +140,13 @@ static_assert(kSplitChunk == kMagnitudeBlock, "a split block writes one sampled 
 /// Blocks of the split passes per SM, for ptxas's register budget: left free, it once gave the
 /// residue pass 148 registers (one block per SM), and an earlier form spilled at 64. That pass
 /// gets one fewer (its wide form holds byte products; double's narrow one spilled 8 bytes at
-/// three), but float's narrow form one more: it fits 64 registers there, and four blocks per
-/// SM timed 582-587 us against 592-595 at three (float 8192^3, both operands; docs/ladder.md).
+/// three), but float's narrow form three: it spilled 26 bytes at four (64 registers) with the
+/// cp.async ring's state (with registers as the staging, four had timed 582-587 us against
+/// 592-595 at three: float 8192^3, both operands; docs/ladder.md).
 inline constexpr int kSplitBlocksPerSm = 3;
 template <class T, bool Narrow>
 inline constexpr int kSplitBlocks =
-    Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm + 1 : kSplitBlocksPerSm - 1;
+    Narrow && std::is_same_v<T, float> ? kSplitBlocksPerSm : kSplitBlocksPerSm - 1;
 
 /// The low bytes of v[0..3] in one word, in order (three byte permutes).
 __device__ __forceinline__ uint32_t low_bytes(const uint32_t* v) {
@@ -358,13 +373,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 /// residue of 0 is 0), and where `sample` holds the chunk the magnitude digit into
 /// planes[count] (rows x sample.k, K-major); the chunk's part of the row's scaled 1-norm into
 /// norms[chunk rows + r], whether it rounded anything into `ranges`. A row with Inf or NaN
-/// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 30.
+/// gets zeros (the reconstruction sends its outputs to the native pass). Narrow: bits <= 30;
+/// float's narrow form splits in 32-bit arithmetic (split_value_narrow). Dynamic shared
+/// memory: kSplitSmemBytes<T>.
 template <class T, bool Narrow>
 __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
     split_kernel(const T* __restrict__ X, int64_t ld, bool k_major, int64_t rows, int64_t k,
                  int64_t kp, int count, int bits, int8_t* __restrict__ planes, int64_t plane_bytes,
                  MagnitudeSample sample, RowRange* __restrict__ ranges, double* __restrict__ norms) {
-    __shared__ double tile[kSplitRows][kSplitK + 1];        // (row, k), padded
+    constexpr bool kFloat32 = Narrow && std::is_same_v<T, float>;
+    extern __shared__ __align__(16) unsigned char split_smem[];
+    SplitTile<T>* ring = reinterpret_cast<SplitTile<T>*>(split_smem); // kSplitStages tiles
     const bool sampled = sample.holds_block(blockIdx.y);
     const int row = threadIdx.x / 8, run = threadIdx.x % 8; // this thread: k [8 run, 8 run + 8)
     const int64_t r0 = int64_t(blockIdx.x) * kSplitRows, r = r0 + row;
@@ -376,57 +395,101 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
 
     double norm = 0;
     int inexact = 0;
-    SplitTileLoads<T> loads;
-    loads.start(X, ld, k_major, r0, first);
-    if (first < k) loads.fetch(k_major, rows, k, r0, first);
-    const double* mine = &tile[row][8 * run]; // this thread's 8 values of k
-    for (int64_t p0 = first; p0 < last; p0 += kSplitK) {
-        if (p0 < k) loads.put(tile, k_major);
-        __syncthreads();
-        if (p0 + kSplitK < min(k, last)) loads.fetch(k_major, rows, k, r0, p0 + kSplitK);
-        int64_t a[8];
-        uint64_t magnitude = 0;
+    // The ring: tile t in ring[t % kSplitStages]; kSplitStages - 1 tiles' copies in flight
+    // while one is split. A group is committed for every tile, empty past k, so that
+    // wait<kSplitStages - 2> always means "tile t has landed".
+    SplitTileCopies<T> copies;
+    copies.start(X, ld, k_major, r0, first, ring);
+    const int64_t loaded_end = min(k, last); // tiles from here on are past k: nothing to copy
+    const int tiles = int((last - first + kSplitK - 1) / kSplitK);
+#pragma unroll 1
+    for (int t = 0; t < kSplitStages - 1; ++t) {
+        if (first + t * kSplitK < loaded_end) copies.issue(t, k_major, rows, k, r0, first + t * kSplitK);
+        ptx::cp_async_commit();
+    }
+    for (int t = 0; t < tiles; ++t) {
+        const int64_t p0 = first + int64_t(t) * kSplitK;
+        ptx::cp_async_wait<kSplitStages - 2>();
+        __syncthreads(); // tile t landed for all; tile t - 1's slot read by all
+        const int64_t ahead = p0 + (kSplitStages - 1) * kSplitK;
+        if (ahead < loaded_end)
+            copies.issue((t + kSplitStages - 1) % kSplitStages, k_major, rows, k, r0, ahead);
+        ptx::cp_async_commit();
+        // The values read whatever the tile holds, then zeroed (past k, or Inf/NaN in the row):
+        // read under that condition, each load recomputed its shared address.
+        const T* mine = &ring[t % kSplitStages][row][8 * run]; // this thread's 8 values of k
+        const bool live = p0 < k && !nonfinite;
+        T x[8];
 #pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            const double x = (p0 < k && !nonfinite) ? mine[q] : 0.0;
-            const SplitValue v = split_value(x, factors, magnitude_scale);
-            inexact |= v.inexact ? 1 : 0;
-            norm += v.scaled_abs;
-            a[q] = v.integer;
-            magnitude |= uint64_t(v.magnitude) << (8 * q);
-        }
+        for (int q = 0; q < 8; ++q) x[q] = live ? mine[q] : T(0);
         const int64_t p = p0 + 8 * run;
         const bool stores = r < rows && p < kp;
-        int8_t* out = planes + r * kp + p;
-        if (stores) { // modulus 256: the low bytes
-            uint64_t packed = 0;
+        int8_t* out = planes + r * kp + p; // plane 0; the next ones plane_bytes on
+        uint2 magnitude;
+        if constexpr (kFloat32) {
+            const float f1 = float(factors.f1), f2 = float(factors.f2);
+            uint32_t u[8], digit[8]; // u = a' + 2^30: its low byte is a''s (modulus 256)
 #pragma unroll
-            for (int q = 0; q < 8; ++q) packed |= uint64_t(uint8_t(uint64_t(a[q]))) << (8 * q);
-            *reinterpret_cast<uint64_t*>(out) = packed;
-        }
-        if constexpr (Narrow) { // the others one at a time: one reduction each
-            for_each_modulus<1>(count, [&](auto l) {
-                constexpr int L = decltype(l)::value;
+            for (int q = 0; q < 8; ++q) {
+                const SplitValueNarrow v = split_value_narrow(x[q], f1, f2, float(magnitude_scale));
+                inexact |= v.inexact ? 1 : 0;
+                norm += double(v.scaled_abs);
+                u[q] = uint32_t(v.integer) + (1u << 30);
+                digit[q] = v.magnitude;
+            }
+            magnitude = make_uint2(low_bytes(digit), low_bytes(digit + 4));
+            if (stores) *reinterpret_cast<uint2*>(out) = make_uint2(low_bytes(u), low_bytes(u + 4));
+            for_each_modulus<1>(count, [&](auto l) { // one reduction each
+                constexpr uint32_t M = modulus(decltype(l)::value);
                 uint32_t biased[8];
 #pragma unroll
-                for (int q = 0; q < 8; ++q)
-                    biased[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
-                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = pack_residues(biased);
+                for (int q = 0; q < 8; ++q) biased[q] = narrow_biased_residue<M>(u[q]);
+                out += plane_bytes;
+                if (stores) *reinterpret_cast<uint2*>(out) = pack_residues(biased);
             });
-        } else { // two at a time, every lane of the warp taking part (mma.sync)
-            for_each_modulus_pair(count, [&](auto l) {
-                constexpr int L = decltype(l)::value;
-                uint2 packed[2];
-                residue_pair<L>(a, packed);
-                if (stores) *reinterpret_cast<uint2*>(out + L * plane_bytes) = packed[0];
-                if (stores && L + 1 < count)
-                    *reinterpret_cast<uint2*>(out + (L + 1) * plane_bytes) = packed[1];
-            });
+        } else {
+            int64_t a[8];
+            uint64_t digits = 0;
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                const SplitValue v = split_value(double(x[q]), factors, magnitude_scale);
+                inexact |= v.inexact ? 1 : 0;
+                norm += v.scaled_abs;
+                a[q] = v.integer;
+                digits |= uint64_t(v.magnitude) << (8 * q);
+            }
+            magnitude = make_uint2(uint32_t(digits), uint32_t(digits >> 32));
+            if (stores) { // modulus 256: the low bytes
+                uint64_t packed = 0;
+#pragma unroll
+                for (int q = 0; q < 8; ++q) packed |= uint64_t(uint8_t(uint64_t(a[q]))) << (8 * q);
+                *reinterpret_cast<uint64_t*>(out) = packed;
+            }
+            if constexpr (Narrow) { // the others one at a time: one reduction each
+                for_each_modulus<1>(count, [&](auto l) {
+                    constexpr int L = decltype(l)::value;
+                    uint32_t biased[8];
+#pragma unroll
+                    for (int q = 0; q < 8; ++q)
+                        biased[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
+                    out += plane_bytes;
+                    if (stores) *reinterpret_cast<uint2*>(out) = pack_residues(biased);
+                });
+            } else { // two at a time, every lane of the warp taking part (mma.sync)
+                for_each_modulus_pair(count, [&](auto l) {
+                    constexpr int L = decltype(l)::value;
+                    uint2 packed[2];
+                    residue_pair<L>(a, packed);
+                    out += plane_bytes;
+                    if (stores) *reinterpret_cast<uint2*>(out) = packed[0];
+                    out += plane_bytes;
+                    if (stores && L + 1 < count) *reinterpret_cast<uint2*>(out) = packed[1];
+                });
+            }
         }
         if (stores && sampled)
-            *reinterpret_cast<uint64_t*>(planes + count * plane_bytes + r * sample.k +
-                                         sample.position(p)) = magnitude;
-        __syncthreads();
+            *reinterpret_cast<uint2*>(planes + count * plane_bytes + r * sample.k +
+                                      sample.position(p)) = magnitude;
     }
     norm = reduce8(norm, [](double a, double b) { return a + b; });
     inexact = reduce8(inexact, [](int a, int b) { return a | b; });
@@ -455,15 +518,15 @@ __global__ void __launch_bounds__(kThreads)
 
 /// *out = alpha v + beta *out in double, rounded once to T (C read only when beta != 0): the one
 /// store of both the reconstruction and the native pass, so an element is written alike by
-/// whichever owns it.
+/// whichever owns it. alpha and beta are the call's, in double (the reconstruction of float
+/// passes alpha 2^(-e_i - f_j), exact, with C' as v: the same product, rounded once).
 template <bool BetaIsZero, class T>
-__device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
-    *out = BetaIsZero ? T(double(alpha) * v)
-                      : T(fma(double(alpha), v, double(beta) * double(*out)));
+__device__ __forceinline__ void store_result(T* out, double alpha, double beta, double v) {
+    *out = BetaIsZero ? T(alpha * v) : T(fma(alpha, v, beta * double(*out)));
 }
 template <class T>
-__device__ __forceinline__ void store_result(T* out, T alpha, T beta, double v) {
-    if (beta == T(0)) store_result<true>(out, alpha, beta, v);
+__device__ __forceinline__ void store_result(T* out, double alpha, double beta, double v) {
+    if (beta == 0) store_result<true>(out, alpha, beta, v);
     else store_result<false>(out, alpha, beta, v);
 }
 
@@ -540,6 +603,34 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
             const int64_t i = r + 8 * (v / 2), j = c + v % 2;
             if (promise && i < m && j < n) sums[v] = W[i + j * ld];
         }
+        // Float's eight elements a thread (R = 2) ask needs_native all first, from terms formed
+        // once per row and column: per element they had cost about 20 of its 146 instructions
+        // (ncu), and they are dead before the CRT's registers are taken (float 8192^3: 458 ->
+        // 417 us). Double's four ask it per element beside the CRT, as before: asked first, its
+        // 4096^3 pass took 222 us against 206 (docs/ladder.md, "Rung 31"). For float also the
+        // scale back with alpha: alpha 2^(-e_i) per row, 2^(-f_j) per column (crt.hpp).
+        constexpr bool kRounded = std::is_same_v<T, double>;
+        constexpr bool kNativeFirst = R == 2;
+        uint32_t native_mask = 0;
+        if (kNativeFirst && promise) {
+            NativeRowTerms row_terms[2 * R];
+            NativeColumnTerms col_terms[2];
+#pragma unroll
+            for (int h = 0; h < 2 * R; ++h) row_terms[h] = native_row_terms(rows[h], rule);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) col_terms[h] = native_column_terms(cols[h], rule);
+#pragma unroll
+            for (int v = 0; v < 4 * R; ++v)
+                if (needs_native(row_terms[v / 2], col_terms[v % 2], sums[v], rule))
+                    native_mask |= 1u << v;
+        }
+        double row_alpha[2 * R], col_scale[2];
+        if constexpr (!kRounded) {
+#pragma unroll
+            for (int h = 0; h < 2 * R; ++h) row_alpha[h] = float_row_alpha(double(alpha), rows[h].exponent);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) col_scale[h] = float_column_scale(cols[h].exponent);
+        }
         // One copy of the elements' loop for each of: every element in range or not, beta zero
         // or not. Tested per element, each was a branch and its reconvergence (ncu: about 17
         // control instructions per element). Per element: whether it goes native, else C' by
@@ -548,19 +639,18 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
         // in masks and `fast` rather than locals of the loop: so written, double's pass took
         // 208 us at 4096^3; the same steps inline took 239 (ptxas allocated them otherwise;
         // docs/ladder.md, "Rung 31").
-        constexpr bool kRounded = std::is_same_v<T, double>;
         const auto residues_of = [&](int v, uint32_t (&q)[kMaxModuli]) {
 #pragma unroll
             for (int l = 0; l < kMaxModuli; ++l) q[l] = (quad[v / 4][l] >> (8 * (v % 4))) & 0xFF;
         };
         const auto elements = [&](auto whole, auto beta_is_zero) {
             double fast[4 * R]; // C' where crt_fast_path answers
-            uint32_t native_mask = 0, doubt_mask = 0;
+            uint32_t doubt_mask = 0;
             const auto classify = [&](int v) {
-                if (promise && needs_native(rows[v / 2], cols[v % 2], sums[v], rule)) {
+                if (!kNativeFirst && promise &&
+                    needs_native(rows[v / 2], cols[v % 2], sums[v], rule))
                     native_mask |= 1u << v;
-                    return;
-                }
+                if (native_mask >> v & 1u) return;
                 uint32_t q[kMaxModuli];
                 residues_of(v, q);
                 if (!crt_fast_path<kRounded>(q, crt, kCrtFractions, &fast[v])) doubt_mask |= 1u << v;
@@ -581,11 +671,16 @@ __global__ void __launch_bounds__(kReconstructThreads<Count>, 2 * kReconstructBl
                     residues_of(v, q);
                     cv = crt_value<crt_limbs(Count)>(q, crt);
                 }
-                const RowScale row = rows[v / 2], col = cols[v % 2];
-                const double product = kRounded ? unscale(cv, row.exponent, col.exponent)
-                                                : unscale_float(cv, row.exponent, col.exponent);
-                store_result<decltype(beta_is_zero)::value>(C + i + j * ldc, alpha, beta,
-                                                            product);
+                constexpr bool kBetaIsZero = decltype(beta_is_zero)::value;
+                T* out = C + i + j * ldc;
+                if constexpr (kRounded) {
+                    const RowScale row = rows[v / 2], col = cols[v % 2];
+                    store_result<kBetaIsZero>(out, double(alpha), double(beta),
+                                              unscale(cv, row.exponent, col.exponent));
+                } else {
+                    store_result<kBetaIsZero>(out, row_alpha[v / 2] * col_scale[v % 2],
+                                              double(beta), float_c_prime(cv));
+                }
             }
         };
         using Yes = std::true_type;
@@ -687,7 +782,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             if (i >= g.m || j >= g.n || W[i + j * ld] != kNativeMark) continue;
             // An Inf in the sum makes its lost bits Inf - Inf = NaN: then the sum is the answer.
             const double sum = isfinite(acc[v]) ? acc[v] + carried[v] : acc[v];
-            store_result(g.C + i + j * g.ldc, g.alpha, g.beta, sum);
+            store_result(g.C + i + j * g.ldc, double(g.alpha), double(g.beta), sum);
         }
     }
 }
