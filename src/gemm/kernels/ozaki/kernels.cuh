@@ -425,6 +425,17 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
         const int64_t p = p0 + 8 * run;
         const bool stores = r < rows && p < kp;
         int8_t* out = planes + r * kp + p; // plane 0; the next ones plane_bytes on
+        // A narrow plan's residues of the moduli after 256, from u = a' + 2^30: one reduction each.
+        const auto store_narrow_residues = [&](const uint32_t (&u)[8]) {
+            for_each_modulus<1>(count, [&](auto l) {
+                constexpr uint32_t M = modulus(decltype(l)::value);
+                uint32_t biased[8];
+#pragma unroll
+                for (int q = 0; q < 8; ++q) biased[q] = narrow_biased_residue<M>(u[q]);
+                out += plane_bytes;
+                if (stores) *reinterpret_cast<uint2*>(out) = pack_residues(biased);
+            });
+        };
         uint2 magnitude;
         if constexpr (kFloat32) {
             const float f1 = float(factors.f1), f2 = float(factors.f2);
@@ -439,14 +450,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
             }
             magnitude = make_uint2(low_bytes(digit), low_bytes(digit + 4));
             if (stores) *reinterpret_cast<uint2*>(out) = make_uint2(low_bytes(u), low_bytes(u + 4));
-            for_each_modulus<1>(count, [&](auto l) { // one reduction each
-                constexpr uint32_t M = modulus(decltype(l)::value);
-                uint32_t biased[8];
-#pragma unroll
-                for (int q = 0; q < 8; ++q) biased[q] = narrow_biased_residue<M>(u[q]);
-                out += plane_bytes;
-                if (stores) *reinterpret_cast<uint2*>(out) = pack_residues(biased);
-            });
+            store_narrow_residues(u);
         } else {
             int64_t a[8];
             uint64_t digits = 0;
@@ -465,16 +469,11 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocks<T, Narrow>)
                 for (int q = 0; q < 8; ++q) packed |= uint64_t(uint8_t(uint64_t(a[q]))) << (8 * q);
                 *reinterpret_cast<uint64_t*>(out) = packed;
             }
-            if constexpr (Narrow) { // the others one at a time: one reduction each
-                for_each_modulus<1>(count, [&](auto l) {
-                    constexpr int L = decltype(l)::value;
-                    uint32_t biased[8];
+            if constexpr (Narrow) {
+                uint32_t u[8];
 #pragma unroll
-                    for (int q = 0; q < 8; ++q)
-                        biased[q] = uint32_t(residue<modulus(L), true>(a[q]) + 128);
-                    out += plane_bytes;
-                    if (stores) *reinterpret_cast<uint2*>(out) = pack_residues(biased);
-                });
+                for (int q = 0; q < 8; ++q) u[q] = uint32_t(a[q]) + (1u << 30);
+                store_narrow_residues(u);
             } else { // two at a time, every lane of the warp taking part (mma.sync)
                 for_each_modulus_pair(count, [&](auto l) {
                     constexpr int L = decltype(l)::value;
