@@ -106,6 +106,10 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
         setmaxnreg_inc<kConsumerRegisters<Cfg::kConsumers>>();
         const int wg = threadIdx.x / 128;
         typename AccumulatorOf<Math>::type acc[Cfg::BN / 2] = {};
+        constexpr bool kTransposedC = TransposesC<typename Rung::Epilogue>;
+        static_assert(!kTransposedC || (!SplitsInCluster<typename Rung::Schedule> &&
+                                        !SplitsTailTiles<typename Rung::Schedule>),
+                      "the cluster and tail splits store C untransposed");
         typename Math::template Consumer<Layout> mma;
         State read, previous;
         // A policy whose wgmma sum into interval sums apart from acc (FP8's: HidesEpilogue) lets
@@ -191,8 +195,10 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                                       min(p.k, int64_t(w.kt1) * kTK), partial))
                 return;
             if constexpr (kFloatAccumulator<Math>)
-                if (partial) {
-                    store_tile<Cfg::BM, Cfg::BN>(acc, p.m, p.n, partial, p.m, 1.0f, 0.0f, m0, n0, wg);
+                if (partial) { // in C's orientation: a transposed C's partials are n x m
+                    store_tile<Cfg::BM, Cfg::BN, kTransposedC>(acc, p.m, p.n, partial,
+                                                               kTransposedC ? p.n : p.m, 1.0f,
+                                                               0.0f, m0, n0, wg);
                     return;
                 }
             if constexpr (kDefersEpilogue) {

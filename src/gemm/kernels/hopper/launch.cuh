@@ -236,10 +236,12 @@ void launch_tiles(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUte
     cfg.numAttrs = cluster_blocks > 1 ? 1 : 0;
     GEMMLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, map_a, map_b, map_c, p));
     if constexpr (kSplittable)
-        if (p.k_splits > 1)
-            enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, p.m, p.m,
-                                                   p.n, p.alpha, p.beta, p.C, p.ldc,
-                                                   sms, stream);
+        if (p.k_splits > 1) {
+            // A transposed C's partials are C-shaped already: n x m, ld n.
+            const int64_t rows = p.c_transposed ? p.n : p.m, cols = p.c_transposed ? p.m : p.n;
+            enqueue_sum_slices<float, TOut, float>(p.partial, p.k_splits, p.m * p.n, rows, rows,
+                                                   cols, p.alpha, p.beta, p.C, p.ldc, sms, stream);
+        }
 }
 
 /// The 16-bit problem (a strided batch of them) as the kernels' parameters (tile counts and

@@ -53,6 +53,10 @@ struct Params {
     // cluster of that many one piece (1: whole tiles).
     int cluster_pieces;
     bool tma_store; // C through shared memory by TMA (rung 24's epilogue, 16-bit C)
+    // The kernel computes C^T: its m x n result (and split-K's partials, n x m) go to C as
+    // C^T (an epilogue that TransposesC; rung 25 with its operands swapped). Read on the host,
+    // by launch_tiles' sum of the partials; the kernel knows it from its epilogue's type.
+    bool c_transposed = false;
     // A strided batch: product b reads A's and B's box b of their 3-D tensor maps (box 0 for an
     // operand every product shares: stride 0) and writes C + b * stride_c. One product unless
     // the launcher batches natively.
