@@ -79,16 +79,18 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 64, 64, 128, 512, "async_pipeline 64x64x8 s4", 1},
         {DataType::F32, Precision::Default, 128, 128, 64, 1024, "warp_tile 128x128x8", 1},
         {DataType::F32, Precision::Tf32, 4096, 4096, 4096, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
-        {DataType::F32, Precision::Tf32, 1536, 1536, 1536, 1, "wgmma_tf32 128x256x32 s4 persistent", 1},
-        // Small squares in TF32 mode: rung 16's 64x64 tiles, which start up faster than rung
-        // 25's kernel (its fill_k; 128^3-512^3 measured 6.6-12.7 us against 10.9-18.8 on an
-        // H200). Up to 1024^3 the model keeps them, where rung 25 measured 8-14% faster
-        // (docs/auto.md).
+        // 128 x 256 tiles are 72 here, 192 x 128 ones 144 (30.4 us against 34.0 for cuBLAS's
+        // TF32, H200: docs/auto.md).
+        {DataType::F32, Precision::Tf32, 1536, 1536, 1536, 1, "wgmma_tf32 192x128x32 s5 persistent", 1},
+        // Small squares in TF32 mode: rung 16's 64x64 tiles below 256^3, where rung 25's kernel
+        // starts up slower (its fill_k); from 256^3 rung 25's 128 x 64 tiles (512^3: 8.8 us
+        // against 12.6 for rung 16's, H200: docs/auto.md).
         {DataType::F32, Precision::Tf32, 128, 128, 128, 1, "tf32 64x64x32 w32x32 s4", 1},
-        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x64x32 w32x32 s4", 1},
-        // Few tiles, long k: split-K on every path, rung 16's tiles since rung 25's fill (20.4
-        // us for rung 25 in 16 slices against 23.1 measured, H200: docs/auto.md).
-        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16},
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "wgmma_tf32 128x64x32 s8 persistent", 1},
+        // Few tiles, long k: split-K on every path; rung 25's 128 x 64 tiles in 16 slices
+        // (12.5 us against cuBLAS's 17.4), and rung 16's where op(B) would need the pack step
+        // (both operands MN-major: 21.4 us, rung 25 packing slower; docs/auto.md).
+        {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x64x32 s8 persistent", 16},
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16, true},
         // Small: no pack step; 64x32 tiles, twice 64x64's count, whole (split-K's sum costs
         // more than the second block per SM buys: kSplitKNs).

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <vector>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -200,8 +201,19 @@ TEST(TuneGpu, EveryOptionMeetsTheBound) {
                  {DType::F16_F32, Precision::Default, detail::TuneType::F16F32}};
     int tried = 0, split = 0;
     for (const auto& t : types) {
-        Case cases[] = {{t.dtype, Layout::RowMajor, Op::N, Op::T, {71, 45, 2083}, -1.25, 0.75, 0, FillKind::Uniform},
-                        {t.dtype, Layout::ColMajor, Op::T, Op::N, {45, 71, 2083}, 0.5, 0.0, 0, FillKind::Uniform}};
+        std::vector<Case> cases = {
+            {t.dtype, Layout::RowMajor, Op::N, Op::T, {71, 45, 2083}, -1.25, 0.75, 0, FillKind::Uniform},
+            {t.dtype, Layout::ColMajor, Op::T, Op::N, {45, 71, 2083}, 0.5, 0.0, 0, FillKind::Uniform}};
+        // Rung 25 reads its second operand K-major only: an MN-major op(B) is packed, or the
+        // product runs transposed (C^T = op(B)^T op(A)^T, C stored transposed) where that packs
+        // less: op(A) K-major (no pack), or both MN-major and m < n. These take each way, with
+        // and without beta, whole and split (partials in C's orientation).
+        if (t.precision == Precision::Tf32) {
+            cases.push_back({t.dtype, Layout::ColMajor, Op::T, Op::T, {71, 45, 2083}, 1.5, -0.5, 0, FillKind::Uniform});
+            cases.push_back({t.dtype, Layout::ColMajor, Op::N, Op::T, {45, 71, 2083}, 1.0, 0.0, 0, FillKind::Uniform});
+            cases.push_back({t.dtype, Layout::ColMajor, Op::N, Op::T, {71, 45, 2083}, -0.5, 2.0, 0, FillKind::Uniform});
+            cases.push_back({t.dtype, Layout::RowMajor, Op::T, Op::T, {45, 71, 2083}, 0.75, 0.0, 0, FillKind::Uniform});
+        }
         for (Case& cs : cases) {
             cs.precision = t.precision;
             DeviceProblem problem(cs, 1, ReferenceSource::None);

@@ -254,6 +254,12 @@ const Candidate<float> kFloatTf32[] = {
      .launch = &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
 };
 
+/// A configuration's split-K launcher run in one slice: its `launch` where that is all it has.
+template <auto Split, class Args>
+void whole(const Args& g, cudaStream_t stream) {
+    Split(g, stream, 1);
+}
+
 // ------------------------------------------------- float on warpgroup MMA (rungs 25, 26)
 // Hopper only (needs_sm90a). Rates: the whole call (pack step included) at 4096^3, row-major nn
 // (docs/auto.md). 3xTF32 packs two parts (big and small). Extra launches: the pack kernels, and
@@ -275,6 +281,33 @@ const Candidate<float> kFloatWgmmaTf32[] = {
      // About 250 k of a tile's time whatever its k: 128^3-512^3 in TF32 mode measured 10.8,
      // 13.7 and 18.2 us against 3.3, 6.6 and 13.1 modelled without it (H200, docs/auto.md).
      .fill_k = 250, .packs_unreadable_only = true},
+    // Medium products (512^3-2048^3, a few thousand by a few hundred): more tiles to fill the
+    // SMs, fill as 128 x 256's. 128 x 128 ran 350 TFLOP/s in one wave (8192 x 256 x 4096) and
+    // about 351 per wave at 6144 x 1536 x 2048 (H200, docs/auto.md): set a little under 128 x
+    // 256's, whose fewer tiles pay less fill. 128 x 64 at rung 24's proportion to 128 x 256
+    // (BF16: 0.66), which modelled 1024^3 as measured; 192 x 128 as 128 x 128.
+    {.name = "wgmma_tf32 128x128x32 s6 persistent", .bm = hopper::Tf32NarrowConfig::BM,
+     .bn = hopper::Tf32NarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(330000), .smem_bytes = hopper::Tf32NarrowConfig::kSmemBytes,
+     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, GemmArgs<float>>,
+     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
+     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, .extra_launches = 2,
+     .fill_k = 250, .packs_unreadable_only = true},
+    {.name = "wgmma_tf32 128x64x32 s8 persistent", .bm = hopper::Tf32SlimConfig::BM,
+     .bn = hopper::Tf32SlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(225000), .smem_bytes = hopper::Tf32SlimConfig::kSmemBytes,
+     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, GemmArgs<float>>,
+     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
+     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, .extra_launches = 2,
+     .fill_k = 250, .packs_unreadable_only = true},
+    {.name = "wgmma_tf32 192x128x32 s5 persistent", .bm = hopper::Tf32TallNarrowConfig::BM,
+     .bn = hopper::Tf32TallNarrowConfig::BN, .warps = 16, .blocks_per_sm = 1,
+     .flop_per_sm_cycle = per_sm_cycle(330000),
+     .smem_bytes = hopper::Tf32TallNarrowConfig::kSmemBytes,
+     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, GemmArgs<float>>,
+     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
+     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, .extra_launches = 2,
+     .fill_k = 250, .packs_unreadable_only = true},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -284,12 +317,6 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 // everywhere: it is what a GPU without tensor cores for 16-bit types gets.
 // Rates: bf16 4096^3 row-major nn (docs/auto.md). The wgmma rungs fall back to rung 19's kernel
 // by themselves where TMA cannot read an operand (unaligned).
-/// A configuration's split-K launcher run in one slice: its `launch` where that is all it has.
-template <auto Split, class Args>
-void whole(const Args& g, cudaStream_t stream) {
-    Split(g, stream, 1);
-}
-
 /// DRAM bytes per element of the 16-bit wgmma rungs' copy of an operand TMA cannot read
 /// (hopper/repitch.cuh): read 2, write 2.
 constexpr double kRepitchBytes = 4;
@@ -607,11 +634,13 @@ struct PackedOperands {
 template <class Args>
 PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
-    // TF32 (rung 25) also packs an MN-major op(B); the 16-bit rungs copy only what TMA cannot
-    // read (hopper/repitch.cuh).
+    // TF32 (rung 25) also packs an MN-major op(B), or op(A) where it swaps them; the 16-bit
+    // rungs copy only what TMA cannot read (hopper/repitch.cuh).
     constexpr int64_t kElementBytes = sizeof(*std::declval<const Args&>().A);
-    const WgmmaTf32Packs tf32 = wgmma_tf32_packs(p.A, p.lda, p.B, p.ldb, p.trans_b);
-    const OperandFlags packs = kElementBytes == 2 ? unaligned_operands(p) : OperandFlags{tf32.a, tf32.b};
+    const WgmmaTf32Plan tf32 =
+        wgmma_tf32_plan(p.m, p.n, p.A, p.lda, p.trans_a, p.B, p.ldb, p.trans_b);
+    const OperandFlags packs =
+        kElementBytes == 2 ? unaligned_operands(p) : OperandFlags{tf32.pack_a, tf32.pack_b};
     return {(packs.a ? p.m : 0) + (packs.b ? p.n : 0), int(packs.a) + int(packs.b)};
 }
 

@@ -6,12 +6,15 @@
 // already rounded. TMA rounds a 16-byte-aligned operand itself as it lands (a TFLOAT32 tensor
 // map); wgmma reads it from shared memory where it is K-major, and an MN-major op(A) goes from
 // shared memory into registers (wgmma's register-A form: MmaTf32 below). Anything else (an
-// MN-major op(B), an unaligned operand) is first rounded and written K-major to a workspace by
-// a pack step (hopper/tf32_pack.cuh says why and what it costs). Like rung 16 it runs when named
+// MN-major op(B) that swapping the operands would not spare, an unaligned operand) is first
+// rounded and written K-major to a workspace by a pack step (hopper/tf32_pack.cuh says why and what it costs). Like rung 16 it runs when named
 // or under `auto` with Precision::Tf32.
 // Changed from rung 24: float inputs, rounded by TMA or the pack step, the TF32 wgmma with a
-// 32-float k tile (register-A for an MN-major op(A)), C in float stored from registers. Where
-// TMA cannot address the problem or no workspace is left: rung 16.
+// 32-float k tile (register-A for an MN-major op(A)), C in float stored from registers, and
+// for an MN-major op(B) the transposed product C^T = op(B)^T op(A)^T where that packs less
+// (op(B)^T then takes the register path; C is stored transposed). auto also runs it on 128 x
+// 128, 128 x 64 and 192 x 128 tiles (Tf32NarrowConfig, Tf32SlimConfig, Tf32TallNarrowConfig)
+// for products whose 128 x 256 tiles leave SMs idle. Where TMA cannot address the problem or no workspace is left: rung 16.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
@@ -103,31 +106,53 @@ struct MmaTf32 {
 } // namespace hopper
 
 namespace {
-struct WgmmaTf32Rung {
-    using Config = hopper::Tf32Config;
+/// Rung 25 on block config Cfg; TransposedC: the kernel for C^T = op(B)^T op(A)^T, storing C
+/// transposed (launch_packed takes it where that packs fewer rows).
+template <class Cfg, bool TransposedC>
+struct WgmmaTf32RungOf {
+    using Config = Cfg;
     using Cluster = hopper::SingleBlock;
-    template <class Cfg, class Math, class Layout>
-    using Loads = hopper::TmaLoads<Cfg, Math, Layout>;
+    template <class C, class Math, class Layout>
+    using Loads = hopper::TmaLoads<C, Math, Layout>;
     using Schedule = hopper::PersistentSchedule;
-    using Epilogue = hopper::RegisterEpilogue;
+    using Epilogue = hopper::RegisterEpilogueOf<TransposedC>;
     static constexpr int kThreads = Config::kConsumers * 128 + 128;
     template <class Math, class TOut, bool TA, bool TB>
     static constexpr auto kernel() {
-        return &hopper::warp_specialized_kernel<WgmmaTf32Rung, Math, TOut, TA, TB>;
+        return &hopper::warp_specialized_kernel<WgmmaTf32RungOf, Math, TOut, TA, TB>;
     }
 };
+
+/// Rung 25 on Cfg's tiles, in either orientation; rung 16 where it cannot run.
+template <class Cfg>
+void launch_tf32_on(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
+    if (!hopper::launch_packed<WgmmaTf32RungOf<Cfg, false>, hopper::MmaTf32,
+                               WgmmaTf32RungOf<Cfg, true>>(g, stream, splits))
+        launch_tf32(g, stream);
+}
 } // namespace
 
 template <class T>
 void launch_wgmma_tf32(const GemmArgs<T>& g, cudaStream_t stream) {
-    if (!hopper::launch_packed<WgmmaTf32Rung, hopper::MmaTf32>(g, stream)) launch_tf32(g, stream);
+    launch_tf32_on<hopper::Tf32Config>(g, stream, 1);
 }
 
 template void launch_wgmma_tf32<float>(const GemmArgs<float>&, cudaStream_t);
 
 void launch_wgmma_tf32_split(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
-    if (!hopper::launch_packed<WgmmaTf32Rung, hopper::MmaTf32>(g, stream, splits))
-        launch_tf32(g, stream);
+    launch_tf32_on<hopper::Tf32Config>(g, stream, splits);
 }
+
+template <class Cfg>
+void launch_wgmma_tf32_tiles(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
+    launch_tf32_on<Cfg>(g, stream, splits);
+}
+
+template void launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>(const GemmArgs<float>&,
+                                                                cudaStream_t, int);
+template void launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>(const GemmArgs<float>&,
+                                                              cudaStream_t, int);
+template void launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>(const GemmArgs<float>&,
+                                                                    cudaStream_t, int);
 
 } // namespace gemmlab::detail

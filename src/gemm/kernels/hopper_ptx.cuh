@@ -142,6 +142,12 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
 // TF32 (m64nNk8): both operands K-major, so the form has no transpose immediates. The inputs
 // are 32-bit registers' worth of TF32 (float storage whose low 13 mantissa bits are zero: the
 // pack step of rungs 25-26 rounds them with cvt.rna before they reach shared memory).
+#define GEMMLAB_WGMMA_TF32_N64                                                                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"                             \
+                 " {" GEMMLAB_R0_31 "}, %32, %33, p, 1, 1;\n}"                                     \
+                 : GEMMLAB_ACC32(d, 0)                                                             \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 #define GEMMLAB_WGMMA_TF32_N128                                                                    \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"                            \
@@ -161,13 +167,20 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
 template <int N>
 __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                            int scale_d) {
-    static_assert(N == 128 || N == 256, "wrapped for N = 128 and 256");
-    if constexpr (N == 128) GEMMLAB_WGMMA_TF32_N128;
+    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128 and 256");
+    if constexpr (N == 64) GEMMLAB_WGMMA_TF32_N64;
+    else if constexpr (N == 128) GEMMLAB_WGMMA_TF32_N128;
     else GEMMLAB_WGMMA_TF32_N256;
 }
 
 // TF32 with A from registers (four per thread: the m64nNk8 A fragment) and B from a K-major
 // shared tile.
+#define GEMMLAB_WGMMA_TF32_RA_N64                                                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"                             \
+                 " {" GEMMLAB_R0_31 "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}"                   \
+                 : GEMMLAB_ACC32(d, 0)                                                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
 #define GEMMLAB_WGMMA_TF32_RA_N128                                                                 \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"                            \
@@ -188,8 +201,9 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], uint64_t desc_a, u
 template <int N>
 __device__ __forceinline__ void wgmma_tf32_register_a(float (&d)[N / 2], const uint32_t* a,
                                                       uint64_t desc_b, int scale_d) {
-    static_assert(N == 128 || N == 256, "wrapped for N = 128 and 256");
-    if constexpr (N == 128) GEMMLAB_WGMMA_TF32_RA_N128;
+    static_assert(N == 64 || N == 128 || N == 256, "wrapped for N = 64, 128 and 256");
+    if constexpr (N == 64) GEMMLAB_WGMMA_TF32_RA_N64;
+    else if constexpr (N == 128) GEMMLAB_WGMMA_TF32_RA_N128;
     else GEMMLAB_WGMMA_TF32_RA_N256;
 }
 
@@ -245,6 +259,8 @@ __device__ __forceinline__ void wgmma_s8_n256(int32_t (&d)[128], uint64_t desc_a
 #undef GEMMLAB_WGMMA_TF32_RA_N128
 #undef GEMMLAB_WGMMA_TF32_N256
 #undef GEMMLAB_WGMMA_TF32_N128
+#undef GEMMLAB_WGMMA_TF32_N64
+#undef GEMMLAB_WGMMA_TF32_RA_N64
 #undef GEMMLAB_WGMMA_N256
 #undef GEMMLAB_WGMMA_N192
 #undef GEMMLAB_WGMMA_N128

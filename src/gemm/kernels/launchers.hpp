@@ -113,6 +113,9 @@ inline constexpr int64_t kMinSplitK = 256;
 template <class TIn, class TOut>
 void launch_persistent_split(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 void launch_wgmma_tf32_split(const GemmArgs<float>&, cudaStream_t, int splits);
+/// Rung 25 on auto's narrower tiles (hopper/configs.hpp: Tf32NarrowConfig, Tf32SlimConfig).
+template <class Cfg>
+void launch_wgmma_tf32_tiles(const GemmArgs<float>&, cudaStream_t, int splits);
 void launch_wgmma_tf32x3_split(const GemmArgs<float>&, cudaStream_t, int splits);
 
 /// True when TMA (and 16-byte cp.async) can read an operand of `elem_bytes`-byte elements at
@@ -121,15 +124,27 @@ inline bool tma_readable(const void* x, int64_t ld, int64_t elem_bytes) {
     return reinterpret_cast<uintptr_t>(x) % 16 == 0 && (ld * elem_bytes) % 16 == 0;
 }
 
-/// Which operands rung 25 (TF32 on wgmma) packs before its kernel (hopper/tf32_pack.cuh): those TMA
-/// cannot load as they are, an op(B) that is not K-major (trans_b, column-major convention) and
-/// any operand TMA cannot read. One rule for its launcher and for auto's model of its cost.
-struct WgmmaTf32Packs {
-    bool a, b;
+/// How rung 25 (TF32 on wgmma, hopper/tf32_pack.cuh) runs a problem: which of op(A) and op(B)
+/// it packs first, and whether it computes C^T = op(B)^T op(A)^T instead, storing C transposed.
+/// Its kernel reads the second operand K-major only, and the first either way (MN-major
+/// through registers), so an MN-major op(B) is packed as given; swapped, op(B)^T is the first
+/// operand and op(A) the second. It swaps where that packs fewer rows: none when op(A) is
+/// K-major, the shorter side when both are MN-major. An operand TMA cannot read is packed in
+/// either role. One rule for the launcher and for auto's model of its cost.
+struct WgmmaTf32Plan {
+    bool swap;           // run C^T = op(B)^T op(A)^T
+    bool pack_a, pack_b; // op(A), op(B) packed, whichever role each takes
 };
-inline WgmmaTf32Packs wgmma_tf32_packs(const void* A, int64_t lda, const void* B, int64_t ldb,
-                                       bool trans_b) {
-    return {!tma_readable(A, lda, sizeof(float)), trans_b || !tma_readable(B, ldb, sizeof(float))};
+inline WgmmaTf32Plan wgmma_tf32_plan(int64_t m, int64_t n, const void* A, int64_t lda,
+                                     bool trans_a, const void* B, int64_t ldb, bool trans_b) {
+    const bool a_readable = tma_readable(A, lda, sizeof(float));
+    const bool b_readable = tma_readable(B, ldb, sizeof(float));
+    const WgmmaTf32Plan given{false, !a_readable, trans_b || !b_readable};
+    const WgmmaTf32Plan swapped{true, !trans_a || !a_readable, !b_readable};
+    const auto rows = [&](const WgmmaTf32Plan& q) {
+        return (q.pack_a ? m : 0) + (q.pack_b ? n : 0);
+    };
+    return rows(swapped) < rows(given) ? swapped : given;
 }
 
 /// Explicit instantiations of a half-precision split-K launcher for the four (TIn, TOut) pairs.

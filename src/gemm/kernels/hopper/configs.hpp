@@ -78,6 +78,14 @@ using PersistentTallConfig = BlockConfig<192, 192, 4, 1, kTmaStoreBytes<192, 192
 /// (1536^3: 72 tiles; in 192 x 128 tiles 96): four stages of 40 KB beside a 128-column staging.
 using PersistentTallNarrowConfig = BlockConfig<192, 128, 4, 1, kTmaStoreBytes<192, 128>>;
 using Tf32Config = BlockConfig<128, 256, 4>;                           // rung 25 (C in float)
+/// Rung 25 for auto's medium products (1024^3: 32 tiles of 128 x 256 on 132 SMs): 128 x 128
+/// and 128 x 64, their stages as many as rung 24's tiles of the same shape hold beside C's
+/// staging (32 and 24 KB a stage; rung 25 stores C from registers).
+using Tf32NarrowConfig = BlockConfig<128, 128, 6>;
+using Tf32SlimConfig = BlockConfig<128, 64, 8>;
+/// And 192 x 128 (three consumer warpgroups, five stages of 40 KB) where 128 x 128 tiles fall
+/// just past a whole wave (6144 x 1536: 576 tiles, 4.4 waves; in 192 x 128 tiles 384, 2.9).
+using Tf32TallNarrowConfig = BlockConfig<192, 128, 5>;
 /// Rung 26: two parts per operand; 3 stages of 64 KB (128 x 256 would leave room for two).
 using Tf32x3Config = BlockConfig<128, 128, 3, 2>;
 /// Rung 29 (FP8): 128 x 128, as the promotion keeps a 64 x 128 FP32 interval sum per consumer

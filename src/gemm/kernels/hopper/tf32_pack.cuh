@@ -12,7 +12,10 @@
 //    memory, so TF32 (one part) loads such an operand from the caller's array at no cost. A
 //    K-major one is read by wgmma from shared memory; an MN-major op(A) by the consumers into
 //    registers, for wgmma's register-A form (25_wgmma_tf32.cu, MmaTf32). op(B) has no
-//    register form, so an MN-major op(B) is packed;
+//    register form, so an MN-major op(B) is packed, unless the kernel computes C^T =
+//    op(B)^T op(A)^T instead, where op(B)^T takes the register path and only an MN-major op(A)
+//    is packed: it does where that packs fewer rows (wgmma_tf32_plan in launchers.hpp), and
+//    stores C transposed;
 //  - the pack: an operand is read once, in any layout and alignment, rounded (cvt.rna: to
 //    nearest, ties away from zero), and written K-major to a workspace (op(A) as m rows of k,
 //    op(B) as n rows of k, rows 16-byte aligned for TMA); 3xTF32 always packs both and writes
@@ -122,26 +125,20 @@ void pack_operand(const float* X, int64_t ld, bool k_major, int64_t rows, int64_
     GEMMLAB_CHECK_LAUNCH();
 }
 
-/// Runs Rung (a TF32 composition of the warp-specialized kernel) with math policy Math (one part:
-/// TF32, two: 3xTF32) on float operands: pack what needs it, then the kernel (k in `splits`
-/// slices: split-K). Returns false, having enqueued nothing, when the problem does not fit TMA's
-/// coordinates or the workspace is not available; the caller then takes another rung.
+/// launch_packed in one orientation: g as the kernel computes it (op(A) the first operand,
+/// op(B) the second), packing what `pack_a` / `pack_b` say; Rung's epilogue stores the result
+/// (transposed, for a swapped g).
 template <class Rung, class Math>
-bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1) {
+bool launch_oriented(const GemmArgs<float>& g, bool pack_a, bool pack_b, cudaStream_t stream,
+                     int splits) {
     using Cfg = typename Rung::Config;
     constexpr int kParts = Math::kParts;
-    constexpr int64_t kCoordLimit = int64_t(1) << 31; // TMA coordinates are int32
-    if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
-        return false;
-    // op(A) is m x k: k contiguous when A is stored transposed. op(B) is k x n, read as n rows
-    // of k: k contiguous when B is not transposed. In TF32 (one part) such an operand, when TMA
-    // can read it, is loaded from the caller's array and rounded by TMA as it lands (see the
-    // top of this file); only the others are packed.
-    // An MN-major op(A) takes the consumers' register path (MmaTf32), unpacked too.
-    const WgmmaTf32Packs packs = wgmma_tf32_packs(g.A, g.lda, g.B, g.ldb, g.trans_b);
-    const bool direct_a = kParts == 1 && !packs.a;
+    // In TF32 (one part) an operand that is not packed is loaded from the caller's array and
+    // rounded by TMA as it lands (see the top of this file); an MN-major op(A) then takes the
+    // consumers' register path (MmaTf32).
+    const bool direct_a = kParts == 1 && !pack_a;
     const bool a_in_registers = direct_a && !g.trans_a;
-    const bool direct_b = kParts == 1 && !packs.b;
+    const bool direct_b = kParts == 1 && !pack_b;
     const PackLayout layout(direct_a ? 0 : g.m, direct_b ? 0 : g.n, g.k, kParts);
     Workspace ws(layout.bytes, stream); // nothing to pack: no workspace (bytes 0, data null)
     if (layout.bytes > 0 && !ws.data()) return false;
@@ -164,6 +161,7 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     p.m = g.m, p.n = g.n, p.k = g.k, p.alpha = g.alpha, p.beta = g.beta;
     p.A = a_k_major, p.lda = lda, p.B = b_k_major, p.ldb = ldb;
     p.C = g.C, p.ldc = g.ldc;
+    p.c_transposed = TransposesC<typename Rung::Epilogue>;
     if constexpr (kParts == 2)
         p.math = {int(g.m), int(g.n), unsafe_a, unsafe_b, g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b};
     // K-major maps over (k, parts x rows): rows beyond m (or n) inside a part are the next
@@ -183,6 +181,32 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     }
     launch.template operator()<true>(make_operand_map(a_k_major, g.k, kParts * g.m, lda, Cfg::BM, direct_a));
     return true; // ws is freed on the stream after the kernel
+}
+
+/// Runs Rung (a TF32 composition of the warp-specialized kernel) with math policy Math (one part:
+/// TF32, two: 3xTF32) on float operands: pack what needs it, then the kernel (k in `splits`
+/// slices: split-K). TF32 follows wgmma_tf32_plan (launchers.hpp), running SwappedRung (the
+/// same kernel storing C transposed) on C^T = op(B)^T op(A)^T where that packs less; 3xTF32
+/// packs both. Returns false, having enqueued nothing, when the problem does not fit TMA's
+/// coordinates or the workspace is not available; the caller then takes another rung.
+template <class Rung, class Math, class SwappedRung = void>
+bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1) {
+    constexpr int kParts = Math::kParts;
+    constexpr int64_t kCoordLimit = int64_t(1) << 31; // TMA coordinates are int32
+    if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
+        return false;
+    if constexpr (kParts == 2) {
+        return launch_oriented<Rung, Math>(g, true, true, stream, splits);
+    } else {
+        static_assert(TransposesC<typename SwappedRung::Epilogue>, "the swapped rung stores C^T");
+        const WgmmaTf32Plan plan = wgmma_tf32_plan(g.m, g.n, g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b);
+        if (!plan.swap) return launch_oriented<Rung, Math>(g, plan.pack_a, plan.pack_b, stream, splits);
+        GemmArgs<float> t = g; // C^T (n x m) = op(B)^T op(A)^T, stored as C
+        t.m = g.n, t.n = g.m;
+        t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
+        t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
+        return launch_oriented<SwappedRung, Math>(t, plan.pack_b, plan.pack_a, stream, splits);
+    }
 }
 
 } // namespace gemmlab::detail::hopper
