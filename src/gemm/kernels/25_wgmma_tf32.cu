@@ -40,9 +40,14 @@ struct MmaTf32 {
         using A = typename Layout::ShapeA;
         using B = typename Layout::ShapeB;
         static_assert(B::kKMajor, "TF32 wgmma reads B K-major only");
-        /// Two sets of A fragments (MN-major A), alternating by k step (one wgmma group
-        /// each): a set is reloaded only after the group that read it has completed.
-        uint32_t a_frag[2][4];
+        /// An MN-major A: each k tile's four steps of A fragments are loaded before any of its
+        /// wgmma, into one of two register sets by the tile's parity, and the tile's wgmma are
+        /// one group that k_tile leaves in flight: the next tile's loads (into the other set)
+        /// then run beside it instead of waiting for each step's group (22_warp_specialized.cuh,
+        /// OverlapsTiles: the kernel zeroes acc per unit and drains every four tiles).
+        static constexpr bool kOverlapsTiles = !A::kKMajor;
+        static constexpr bool kHidesEpilogue = false; // wgmma write acc
+        uint32_t a_frag[2][4][4];
 
 #ifdef GEMMLAB_SM90A
         /// Warpgroup wg's A fragment of k step ks (0..3) from the stage's A tile at `tile`
@@ -67,7 +72,11 @@ struct MmaTf32 {
         }
 #endif
 
-        template <int BN>
+        /// One k tile. K-major A: four wgmma from shared memory, committed and waited on by the
+        /// kernel. MN-major A (kOverlapsTiles): the tile's fragments into set Parity (the
+        /// group that read that set, two tiles back, has retired: the previous call returned
+        /// with only its own group in flight), then its wgmma as one group, left in flight.
+        template <int BN, int Parity = 0>
         __device__ __forceinline__ void k_tile(float (&acc)[BN / 2], uint32_t a, uint32_t b, int wg,
                                                bool accumulate) {
 #ifdef GEMMLAB_SM90A
@@ -78,17 +87,15 @@ struct MmaTf32 {
                     wgmma_tf32<BN>(acc, operand_descriptor<A>(a, 64 * wg, ks),
                                    operand_descriptor<B>(b, 0, ks), (accumulate || ks > 0) ? 1 : 0);
             } else {
-                // One group per k step; the end of the previous k tile left only its last
-                // step's group (set 1) in flight, so set 0 is free at ks = 0.
+                (void)accumulate; // acc was zeroed when the unit started
 #pragma unroll
-                for (int ks = 0; ks < 4; ++ks) {
-                    if (ks > 0) wgmma_wait<1>(); // step ks - 2, the last reader of this set
-                    load_a_fragments(a_frag[ks % 2], a, wg, ks);
-                    wgmma_fence();
-                    wgmma_tf32_register_a<BN>(acc, a_frag[ks % 2], operand_descriptor<B>(b, 0, ks),
-                                              (accumulate || ks > 0) ? 1 : 0);
-                    if (ks < 3) wgmma_commit();
-                }
+                for (int ks = 0; ks < 4; ++ks) load_a_fragments(a_frag[Parity][ks], a, wg, ks);
+                wgmma_fence();
+#pragma unroll
+                for (int ks = 0; ks < 4; ++ks)
+                    wgmma_tf32_register_a<BN>(acc, a_frag[Parity][ks], operand_descriptor<B>(b, 0, ks), 1);
+                wgmma_commit();
+                wgmma_wait<1>(); // the previous tile's group is done: its stage may go
             }
 #endif
         }
