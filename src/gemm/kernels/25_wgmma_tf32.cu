@@ -7,14 +7,15 @@
 // map); wgmma reads it from shared memory where it is K-major, and an MN-major op(A) goes from
 // shared memory into registers (wgmma's register-A form: MmaTf32 below). Anything else (an
 // MN-major op(B) that swapping the operands would not spare, an unaligned operand) is first
-// rounded and written K-major to a workspace by a pack step (hopper/tf32_pack.cuh says why and what it costs). Like rung 16 it runs when named
-// or under `auto` with Precision::Tf32.
+// rounded and written K-major to a workspace by a pack step (hopper/tf32_pack.cuh says why and
+// what it costs). Like rung 16 it runs when named or under `auto` with Precision::Tf32.
 // Changed from rung 24: float inputs, rounded by TMA or the pack step, the TF32 wgmma with a
 // 32-float k tile (register-A for an MN-major op(A)), C in float stored from registers, and
 // for an MN-major op(B) the transposed product C^T = op(B)^T op(A)^T where that packs less
 // (op(B)^T then takes the register path; C is stored transposed). auto also runs it on 128 x
 // 128, 128 x 64 and 192 x 128 tiles (Tf32NarrowConfig, Tf32SlimConfig, Tf32TallNarrowConfig)
-// for products whose 128 x 256 tiles leave SMs idle. Where TMA cannot address the problem or no workspace is left: rung 16.
+// for products whose 128 x 256 tiles leave SMs idle. Where TMA cannot address the problem or
+// no workspace is left: rung 16.
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/24_persistent.cuh"
