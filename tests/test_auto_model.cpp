@@ -87,6 +87,9 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // against 12.6 for rung 16's, H200: docs/auto.md).
         {DataType::F32, Precision::Tf32, 128, 128, 128, 1, "tf32 64x64x32 w32x32 s4", 1},
         {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "wgmma_tf32 128x64x32 s8 persistent", 1},
+        // Both operands MN-major: rung 25 packs one and runs the other through its register path
+        // (14.0 us); rung 16's tiles read both as they are (12.3 us, H200: docs/auto.md).
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x64x32 w32x32 s4", 1, true},
         // Few tiles, long k: split-K on every path; rung 25's 128 x 64 tiles in 16 slices
         // (12.5 us against cuBLAS's 17.4), and rung 16's where op(B) would need the pack step
         // (both operands MN-major: 21.4 us, rung 25 packing slower; docs/auto.md).

@@ -133,6 +133,10 @@ struct CandidateFor {
     /// Its time over the model's where an operand is not 16-byte aligned (rung 19 then reads
     /// it element by element); 1: the candidate copies such an operand or reads it alike.
     double unaligned_time_factor = 1;
+    /// Rung 25: its time over the model's where its first operand takes the register path (an
+    /// MN-major op(A), or op(B)^T in the transposed product: wgmma_tf32_plan). Each k tile's
+    /// fragment loads weigh more against a narrow tile's short wgmma; 1: no such path.
+    double register_a_time_factor = 1;
     /// Rung 24's tail-split schedule (hopper/tail_split.cuh): the tiles past the last whole
     /// wave cut along k into as many pieces as the idle SMs allow, plus kTailSplitNs.
     bool tail_split = false;
@@ -285,21 +289,24 @@ const Candidate<float> kFloatWgmmaTf32[] = {
     // SMs, fill as 128 x 256's. 128 x 128 ran 350 TFLOP/s in one wave (8192 x 256 x 4096) and
     // about 351 per wave at 6144 x 1536 x 2048 (H200, docs/auto.md): set a little under 128 x
     // 256's, whose fewer tiles pay less fill. 128 x 64 at rung 24's proportion to 128 x 256
-    // (BF16: 0.66), which modelled 1024^3 as measured; 192 x 128 as 128 x 128.
+    // (BF16: 0.66), which modelled 1024^3 as measured; 192 x 128 as 128 x 128. Through the
+    // register path (register_a_time_factor) the narrow tiles measured slower than through shared
+    // memory: 128 x 64 1.11-1.31x at 256^3-1024^3, 128 x 128 1.07-1.16x at 8192 x 256 x 4096,
+    // 192 x 128 1.05x at 6144 x 1536 x 2048; 128 x 256 level at 4096^3 (H200, docs/auto.md).
     {.name = "wgmma_tf32 128x128x32 s6 persistent", .bm = hopper::Tf32NarrowConfig::BM,
      .bn = hopper::Tf32NarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
      .flop_per_sm_cycle = per_sm_cycle(330000), .smem_bytes = hopper::Tf32NarrowConfig::kSmemBytes,
      .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, GemmArgs<float>>,
      .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
      .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true},
+     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.1},
     {.name = "wgmma_tf32 128x64x32 s8 persistent", .bm = hopper::Tf32SlimConfig::BM,
      .bn = hopper::Tf32SlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
      .flop_per_sm_cycle = per_sm_cycle(225000), .smem_bytes = hopper::Tf32SlimConfig::kSmemBytes,
      .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, GemmArgs<float>>,
      .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
      .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true},
+     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.2},
     {.name = "wgmma_tf32 192x128x32 s5 persistent", .bm = hopper::Tf32TallNarrowConfig::BM,
      .bn = hopper::Tf32TallNarrowConfig::BN, .warps = 16, .blocks_per_sm = 1,
      .flop_per_sm_cycle = per_sm_cycle(330000),
@@ -307,7 +314,7 @@ const Candidate<float> kFloatWgmmaTf32[] = {
      .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, GemmArgs<float>>,
      .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
      .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true},
+     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.05},
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -700,6 +707,11 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     if (c.unaligned_time_factor != 1) {
         const OperandFlags unaligned = unaligned_operands(p);
         if (unaligned.a || unaligned.b) compute_ns *= c.unaligned_time_factor;
+    }
+    if (c.register_a_time_factor != 1) {
+        const WgmmaTf32Plan plan =
+            wgmma_tf32_plan(p.m, p.n, p.A, p.lda, p.trans_a, p.B, p.ldb, p.trans_b);
+        if (plan.swap || (!p.trans_a && !plan.pack_a)) compute_ns *= c.register_a_time_factor;
     }
     const double partial_bytes =
         splits > 1 ? 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n) : 0.0;
