@@ -276,45 +276,37 @@ const Candidate<float> kFloatWgmmaTf32x3[] = {
      .native_batch = false, .launch_split = &launch_wgmma_tf32x3_split, .extra_launches = 3},
 };
 
+/// Rung 25 on block config Cfg, whole or in k slices: tile, warps and shared memory from Cfg;
+/// it packs only what wgmma_tf32_plan says (pack step: read 4, write 4 bytes an element, a
+/// kernel per packed operand), and every tile pays the fill (about 250 k of a tile's time
+/// whatever its k: 128^3-512^3 in TF32 mode measured 10.8, 13.7 and 18.2 us against 3.3, 6.6
+/// and 13.1 modelled without it, H200, docs/auto.md).
+template <class Cfg>
+constexpr Candidate<float> wgmma_tf32_candidate(const char* name, double gflops,
+                                                double register_a_time_factor) {
+    return {.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
+            .warps = (Cfg::kConsumers + 1) * hopper::kWarpgroupWarps, .blocks_per_sm = 1,
+            .flop_per_sm_cycle = per_sm_cycle(gflops), .smem_bytes = Cfg::kSmemBytes,
+            .launch = &whole<&launch_wgmma_tf32_tiles<Cfg>, GemmArgs<float>>, .needs_sm90a = true,
+            .pack_bytes = 8, .native_batch = false, .launch_split = &launch_wgmma_tf32_tiles<Cfg>,
+            .extra_launches = 2, .fill_k = 250, .packs_unreadable_only = true,
+            .register_a_time_factor = register_a_time_factor};
+}
+
+// Medium products (512^3-2048^3, a few thousand by a few hundred) get narrower tiles, to fill
+// the SMs. 128 x 128 ran 350 TFLOP/s in one wave (8192 x 256 x 4096) and about 351 per wave at
+// 6144 x 1536 x 2048 (H200, docs/auto.md): set a little under 128 x 256's, whose fewer tiles pay
+// less fill. 128 x 64 at rung 24's proportion to 128 x 256 (BF16: 0.66), which modelled 1024^3
+// as measured; 192 x 128 as 128 x 128. Through the register path (register_a_time_factor) the
+// narrow tiles measured slower than through shared memory: 128 x 64 1.11-1.31x at 256^3-1024^3,
+// 128 x 128 1.07-1.16x at 8192 x 256 x 4096, 192 x 128 1.05x at 6144 x 1536 x 2048; 128 x 256
+// level at 4096^3 (H200, docs/auto.md).
 const Candidate<float> kFloatWgmmaTf32[] = {
-    {.name = "wgmma_tf32 128x256x32 s4 persistent", .bm = hopper::Tf32Config::BM,
-     .bn = hopper::Tf32Config::BN, .warps = 12, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(337900), .smem_bytes = hopper::Tf32Config::kSmemBytes,
-     .launch = &launch_wgmma_tf32<float>, .needs_sm90a = true, .pack_bytes = 8,
-     .native_batch = false, .launch_split = &launch_wgmma_tf32_split, .extra_launches = 2,
-     // About 250 k of a tile's time whatever its k: 128^3-512^3 in TF32 mode measured 10.8,
-     // 13.7 and 18.2 us against 3.3, 6.6 and 13.1 modelled without it (H200, docs/auto.md).
-     .fill_k = 250, .packs_unreadable_only = true},
-    // Medium products (512^3-2048^3, a few thousand by a few hundred): more tiles to fill the
-    // SMs, fill as 128 x 256's. 128 x 128 ran 350 TFLOP/s in one wave (8192 x 256 x 4096) and
-    // about 351 per wave at 6144 x 1536 x 2048 (H200, docs/auto.md): set a little under 128 x
-    // 256's, whose fewer tiles pay less fill. 128 x 64 at rung 24's proportion to 128 x 256
-    // (BF16: 0.66), which modelled 1024^3 as measured; 192 x 128 as 128 x 128. Through the
-    // register path (register_a_time_factor) the narrow tiles measured slower than through shared
-    // memory: 128 x 64 1.11-1.31x at 256^3-1024^3, 128 x 128 1.07-1.16x at 8192 x 256 x 4096,
-    // 192 x 128 1.05x at 6144 x 1536 x 2048; 128 x 256 level at 4096^3 (H200, docs/auto.md).
-    {.name = "wgmma_tf32 128x128x32 s6 persistent", .bm = hopper::Tf32NarrowConfig::BM,
-     .bn = hopper::Tf32NarrowConfig::BN, .warps = 12, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(330000), .smem_bytes = hopper::Tf32NarrowConfig::kSmemBytes,
-     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, GemmArgs<float>>,
-     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
-     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.1},
-    {.name = "wgmma_tf32 128x64x32 s8 persistent", .bm = hopper::Tf32SlimConfig::BM,
-     .bn = hopper::Tf32SlimConfig::BN, .warps = 12, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(225000), .smem_bytes = hopper::Tf32SlimConfig::kSmemBytes,
-     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, GemmArgs<float>>,
-     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
-     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.2},
-    {.name = "wgmma_tf32 192x128x32 s5 persistent", .bm = hopper::Tf32TallNarrowConfig::BM,
-     .bn = hopper::Tf32TallNarrowConfig::BN, .warps = 16, .blocks_per_sm = 1,
-     .flop_per_sm_cycle = per_sm_cycle(330000),
-     .smem_bytes = hopper::Tf32TallNarrowConfig::kSmemBytes,
-     .launch = &whole<&launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, GemmArgs<float>>,
-     .needs_sm90a = true, .pack_bytes = 8, .native_batch = false,
-     .launch_split = &launch_wgmma_tf32_tiles<hopper::Tf32TallNarrowConfig>, .extra_launches = 2,
-     .fill_k = 250, .packs_unreadable_only = true, .register_a_time_factor = 1.05},
+    wgmma_tf32_candidate<hopper::Tf32Config>("wgmma_tf32 128x256x32 s4 persistent", 337900, 1),
+    wgmma_tf32_candidate<hopper::Tf32NarrowConfig>("wgmma_tf32 128x128x32 s6 persistent", 330000, 1.1),
+    wgmma_tf32_candidate<hopper::Tf32SlimConfig>("wgmma_tf32 128x64x32 s8 persistent", 225000, 1.2),
+    wgmma_tf32_candidate<hopper::Tf32TallNarrowConfig>("wgmma_tf32 192x128x32 s5 persistent", 330000,
+                                                       1.05),
 };
 
 // ------------------------------------------------- half precision (BF16/FP16 in, C in it or f32)
@@ -711,7 +703,7 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
     if (c.register_a_time_factor != 1) {
         const WgmmaTf32Plan plan =
             wgmma_tf32_plan(p.m, p.n, p.A, p.lda, p.trans_a, p.B, p.ldb, p.trans_b);
-        if (plan.swap || (!p.trans_a && !plan.pack_a)) compute_ns *= c.register_a_time_factor;
+        if (plan.first_in_registers) compute_ns *= c.register_a_time_factor;
     }
     const double partial_bytes =
         splits > 1 ? 2.0 * kPartialBytes<Args> * double(splits) * double(m) * double(n) : 0.0;

@@ -47,7 +47,6 @@ struct MmaTf32 {
         /// then run beside it instead of waiting for each step's group (22_warp_specialized.cuh,
         /// OverlapsTiles: the kernel zeroes acc per unit and drains every four tiles).
         static constexpr bool kOverlapsTiles = !A::kKMajor;
-        static constexpr bool kHidesEpilogue = false; // wgmma write acc
         uint32_t a_frag[2][4][4];
 
 #ifdef GEMMLAB_SM90A
@@ -147,15 +146,13 @@ void launch_wgmma_tf32(const GemmArgs<T>& g, cudaStream_t stream) {
 
 template void launch_wgmma_tf32<float>(const GemmArgs<float>&, cudaStream_t);
 
-void launch_wgmma_tf32_split(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
-    launch_tf32_on<hopper::Tf32Config>(g, stream, splits);
-}
-
 template <class Cfg>
 void launch_wgmma_tf32_tiles(const GemmArgs<float>& g, cudaStream_t stream, int splits) {
     launch_tf32_on<Cfg>(g, stream, splits);
 }
 
+template void launch_wgmma_tf32_tiles<hopper::Tf32Config>(const GemmArgs<float>&, cudaStream_t,
+                                                          int);
 template void launch_wgmma_tf32_tiles<hopper::Tf32NarrowConfig>(const GemmArgs<float>&,
                                                                 cudaStream_t, int);
 template void launch_wgmma_tf32_tiles<hopper::Tf32SlimConfig>(const GemmArgs<float>&,

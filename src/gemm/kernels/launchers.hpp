@@ -112,8 +112,8 @@ inline constexpr int64_t kMinSplitK = 256;
 
 template <class TIn, class TOut>
 void launch_persistent_split(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
-void launch_wgmma_tf32_split(const GemmArgs<float>&, cudaStream_t, int splits);
-/// Rung 25 on auto's narrower tiles (hopper/configs.hpp: Tf32NarrowConfig, Tf32SlimConfig).
+/// Rung 25 on block config Cfg (hopper/configs.hpp: Tf32Config and auto's narrower
+/// Tf32NarrowConfig, Tf32SlimConfig, Tf32TallNarrowConfig).
 template <class Cfg>
 void launch_wgmma_tf32_tiles(const GemmArgs<float>&, cudaStream_t, int splits);
 void launch_wgmma_tf32x3_split(const GemmArgs<float>&, cudaStream_t, int splits);
@@ -134,13 +134,18 @@ inline bool tma_readable(const void* x, int64_t ld, int64_t elem_bytes) {
 struct WgmmaTf32Plan {
     bool swap;           // run C^T = op(B)^T op(A)^T
     bool pack_a, pack_b; // op(A), op(B) packed, whichever role each takes
+    bool first_in_registers; // the first operand unpacked and MN-major: wgmma's register path
 };
 inline WgmmaTf32Plan wgmma_tf32_plan(int64_t m, int64_t n, const void* A, int64_t lda,
                                      bool trans_a, const void* B, int64_t ldb, bool trans_b) {
     const bool a_readable = tma_readable(A, lda, sizeof(float));
     const bool b_readable = tma_readable(B, ldb, sizeof(float));
-    const WgmmaTf32Plan given{false, !a_readable, trans_b || !b_readable};
-    const WgmmaTf32Plan swapped{true, !trans_a || !a_readable, !b_readable};
+    // As given the first operand is op(A), MN-major unless trans_a; swapped it is op(B)^T,
+    // MN-major where op(B) is (trans_b: the only case a swap packs fewer rows).
+    const bool pack_a = !a_readable, pack_b = trans_b || !b_readable;
+    const WgmmaTf32Plan given{false, pack_a, pack_b, !trans_a && !pack_a};
+    const bool swap_pack_a = !trans_a || !a_readable, swap_pack_b = !b_readable;
+    const WgmmaTf32Plan swapped{true, swap_pack_a, swap_pack_b, trans_b && !swap_pack_b};
     const auto rows = [&](const WgmmaTf32Plan& q) {
         return (q.pack_a ? m : 0) + (q.pack_b ? n : 0);
     };

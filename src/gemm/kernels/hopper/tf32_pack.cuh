@@ -126,18 +126,17 @@ void pack_operand(const float* X, int64_t ld, bool k_major, int64_t rows, int64_
 }
 
 /// launch_packed in one orientation: g as the kernel computes it (op(A) the first operand,
-/// op(B) the second), packing what `pack_a` / `pack_b` say; Rung's epilogue stores the result
-/// (transposed, for a swapped g).
+/// op(B) the second), packing what `pack_a` / `pack_b` say and reading an unpacked MN-major
+/// op(A) through registers where `a_in_registers` (wgmma_tf32_plan's first_in_registers);
+/// Rung's epilogue stores the result (transposed, for a swapped g).
 template <class Rung, class Math>
-bool launch_oriented(const GemmArgs<float>& g, bool pack_a, bool pack_b, cudaStream_t stream,
-                     int splits) {
+bool launch_oriented(const GemmArgs<float>& g, bool pack_a, bool pack_b, bool a_in_registers,
+                     cudaStream_t stream, int splits) {
     using Cfg = typename Rung::Config;
     constexpr int kParts = Math::kParts;
     // In TF32 (one part) an operand that is not packed is loaded from the caller's array and
-    // rounded by TMA as it lands (see the top of this file); an MN-major op(A) then takes the
-    // consumers' register path (MmaTf32).
+    // rounded by TMA as it lands (see the top of this file).
     const bool direct_a = kParts == 1 && !pack_a;
-    const bool a_in_registers = direct_a && !g.trans_a;
     const bool direct_b = kParts == 1 && !pack_b;
     const PackLayout layout(direct_a ? 0 : g.m, direct_b ? 0 : g.n, g.k, kParts);
     Workspace ws(layout.bytes, stream); // nothing to pack: no workspace (bytes 0, data null)
@@ -196,16 +195,19 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
     if (kParts * g.m >= kCoordLimit || kParts * g.n >= kCoordLimit || g.k >= kCoordLimit)
         return false;
     if constexpr (kParts == 2) {
-        return launch_oriented<Rung, Math>(g, true, true, stream, splits);
+        return launch_oriented<Rung, Math>(g, true, true, false, stream, splits);
     } else {
         static_assert(TransposesC<typename SwappedRung::Epilogue>, "the swapped rung stores C^T");
         const WgmmaTf32Plan plan = wgmma_tf32_plan(g.m, g.n, g.A, g.lda, g.trans_a, g.B, g.ldb, g.trans_b);
-        if (!plan.swap) return launch_oriented<Rung, Math>(g, plan.pack_a, plan.pack_b, stream, splits);
+        if (!plan.swap)
+            return launch_oriented<Rung, Math>(g, plan.pack_a, plan.pack_b, plan.first_in_registers,
+                                               stream, splits);
         GemmArgs<float> t = g; // C^T (n x m) = op(B)^T op(A)^T, stored as C
         t.m = g.n, t.n = g.m;
         t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
         t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
-        return launch_oriented<SwappedRung, Math>(t, plan.pack_b, plan.pack_a, stream, splits);
+        return launch_oriented<SwappedRung, Math>(t, plan.pack_b, plan.pack_a,
+                                                  plan.first_in_registers, stream, splits);
     }
 }
 
