@@ -81,6 +81,10 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
     GEMMLAB_R(112, 113, 114, 115, 116, 117, 118, 119) ", "                                         \
     GEMMLAB_R(120, 121, 122, 123, 124, 125, 126, 127)
 
+#define GEMMLAB_R32_47                                                                             \
+    GEMMLAB_R(32, 33, 34, 35, 36, 37, 38, 39) ", " GEMMLAB_R(40, 41, 42, 43, 44, 45, 46, 47)
+#define GEMMLAB_R64_71 GEMMLAB_R(64, 65, 66, 67, 68, 69, 70, 71)
+
 // One asm per (N, input type); the transposes are immediates ("n" operands).
 #define GEMMLAB_WGMMA_N16(type)                                                                    \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                                      \
@@ -94,11 +98,23 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
                  " {" GEMMLAB_R0_31 "}, %32, %33, p, 1, 1, %35, %36;\n}"                           \
                  : GEMMLAB_ACC32(d, 0)                                                             \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
+#define GEMMLAB_WGMMA_N96(type)                                                                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n96k16.f32." type "." type                       \
+                 " {" GEMMLAB_R0_31 ", " GEMMLAB_R32_47 "}, %48, %49, p, 1, 1, %51, %52;\n}"       \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC8(d, 32), GEMMLAB_ACC8(d, 40)                   \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define GEMMLAB_WGMMA_N128(type)                                                                   \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                      \
                  "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type                      \
                  " {" GEMMLAB_R0_63 "}, %64, %65, p, 1, 1, %67, %68;\n}"                           \
                  : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32)                                       \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
+#define GEMMLAB_WGMMA_N144(type)                                                                   \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"                                      \
+                 "wgmma.mma_async.sync.aligned.m64n144k16.f32." type "." type                      \
+                 " {" GEMMLAB_R0_63 ", " GEMMLAB_R64_71 "}, %72, %73, p, 1, 1, %75, %76;\n}"       \
+                 : GEMMLAB_ACC32(d, 0), GEMMLAB_ACC32(d, 32), GEMMLAB_ACC8(d, 64)                  \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define GEMMLAB_WGMMA_N192(type)                                                                   \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                      \
@@ -117,8 +133,8 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t start, uint32_t lb
 template <class TIn, int N, int TransA, int TransB>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                       int scale_d) {
-    static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256,
-                  "wrapped for N = 16, 64, 128, 192 and 256");
+    static_assert(N == 16 || N == 64 || N == 96 || N == 128 || N == 144 || N == 192 || N == 256,
+                  "wrapped for N = 16, 64, 96, 128, 144, 192 and 256");
     constexpr bool kBf16 = std::is_same_v<TIn, __nv_bfloat16>;
     static_assert(kBf16 || std::is_same_v<TIn, __half>, "bf16 or f16 inputs");
     if constexpr (N == 16) {
@@ -127,9 +143,15 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
     } else if constexpr (N == 64) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N64("bf16");
         else GEMMLAB_WGMMA_N64("f16");
+    } else if constexpr (N == 96) {
+        if constexpr (kBf16) GEMMLAB_WGMMA_N96("bf16");
+        else GEMMLAB_WGMMA_N96("f16");
     } else if constexpr (N == 128) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N128("bf16");
         else GEMMLAB_WGMMA_N128("f16");
+    } else if constexpr (N == 144) {
+        if constexpr (kBf16) GEMMLAB_WGMMA_N144("bf16");
+        else GEMMLAB_WGMMA_N144("f16");
     } else if constexpr (N == 192) {
         if constexpr (kBf16) GEMMLAB_WGMMA_N192("bf16");
         else GEMMLAB_WGMMA_N192("f16");
@@ -263,11 +285,15 @@ __device__ __forceinline__ void wgmma_s8_n256(int32_t (&d)[128], uint64_t desc_a
 #undef GEMMLAB_WGMMA_TF32_RA_N64
 #undef GEMMLAB_WGMMA_N256
 #undef GEMMLAB_WGMMA_N192
+#undef GEMMLAB_WGMMA_N144
 #undef GEMMLAB_WGMMA_N128
+#undef GEMMLAB_WGMMA_N96
 #undef GEMMLAB_WGMMA_N64
 #undef GEMMLAB_WGMMA_N16
 #undef GEMMLAB_R64_127
 #undef GEMMLAB_R64_95
+#undef GEMMLAB_R64_71
+#undef GEMMLAB_R32_47
 #undef GEMMLAB_R0_63
 #undef GEMMLAB_R0_31
 #undef GEMMLAB_R

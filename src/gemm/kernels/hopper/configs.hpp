@@ -26,11 +26,12 @@ struct BlockConfig {
     static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
 
     static_assert(BM == 64 || BM == 128 || BM == 192, "one to three consumer warpgroups of m64");
-    static_assert(BN == 16 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
-                  "wgmma n16, n64, n128, n192 or n256");
-    /// A tile narrower than 64 columns holds B only K-major (one panel of BN rows of 128 bytes):
-    /// an MN-major panel is 64 columns wide.
-    static constexpr bool kKMajorBOnly = BN < 64;
+    static_assert(BN == 16 || BN == 64 || BN == 96 || BN == 128 || BN == 144 || BN == 192 ||
+                      BN == 256,
+                  "wgmma n16, n64, n96, n128, n144, n192 or n256");
+    /// A tile whose width is not whole 64-column panels holds B only K-major (one panel of BN
+    /// rows of 128 bytes): an MN-major panel is 64 columns wide.
+    static constexpr bool kKMajorBOnly = BN % 64 != 0;
     static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
@@ -70,6 +71,17 @@ using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>
 /// issues four times the tensor work for the same bytes. A stage is 10 KB, so 16 of them keep
 /// 160 KB of the weight in flight per SM.
 using PersistentSkinnyConfig = BlockConfig<64, 16, 16, 1, kTmaStoreBytes<64, 16>>;
+/// For a prefill of 65-512 tokens against a weight, computed transposed (the weight's rows along
+/// the kernel's n, the tokens along its m; C stored transposed from registers): wgmma's n may be
+/// any multiple of 8, so the weight is cut in 96 or 144 rows where the m64 steps of the other
+/// tiles cut it in 64, 128 or 192, and the tiles come nearer one wave of the SMs (4608 rows and
+/// 128 tokens: 96 tiles of 64 x 96, against 72 of 128 x 64; 4608 rows and 512 tokens: 128 of
+/// 128 x 144, against 96 of 192 x 128; 3072 rows and 512 tokens: 128 of 128 x 96, against 96
+/// of 128 x 128). The weight's tile is K-major only (one panel of 96 or 144 rows). No C
+/// staging: 64 x 96 takes ten stages of 20 KB, 128 x 96 seven of 28 KB, 128 x 144 six of 34 KB.
+using PersistentTransposedSlimConfig = BlockConfig<64, 96, 10>;
+using PersistentTransposedNarrowConfig = BlockConfig<128, 96, 7>;
+using PersistentTransposedWideConfig = BlockConfig<128, 144, 6>;
 /// For products whose 128 x 256 tiles fall just past a whole wave (3000^3: 288 tiles on 132
 /// SMs, three waves; in 192 x 192 tiles 256, two): three consumer warpgroups of 64 x 192, four
 /// stages of 48 KB beside a staging of 64 columns.
