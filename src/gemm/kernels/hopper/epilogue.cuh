@@ -29,9 +29,9 @@ __device__ __forceinline__ TOut to_out(float v) {
 /// neighbouring columns, so two pointers one column apart serve all four. Whole tiles skip the
 /// bounds checks; beta == 0 never reads C. Only the 8-column groups [first_group, first_group +
 /// groups) are stored (the cluster split's share of a tile; the default: all).
-/// TransposedC: the kernel computed C^T (rung 25 with its operands swapped, tf32_pack.cuh), so
-/// element (r, c) goes to C[c + r ldc]; a thread's two neighbouring columns are then neighbours
-/// in memory, one 8-byte store where C allows.
+/// TransposedC: the kernel computed C^T (rung 25 with its operands swapped, tf32_pack.cuh; rung
+/// 24's transposed tiles), so element (r, c) goes to C[c + r ldc]; a thread's two neighbouring
+/// columns are then neighbours in memory, one store of both where C allows.
 template <int BM, int BN, bool TransposedC = false, class TOut>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m, int64_t n,
                                            TOut* C, int64_t ldc, float alpha, float beta,
@@ -43,9 +43,12 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m
     const bool whole = m0 + BM <= m && n0 + BN <= n;
     const bool read_c = beta != 0.0f;
     if constexpr (TransposedC) {
-        // c0 is even: with C 8-byte aligned and ldc even, every pair starts on 8 bytes.
-        const bool pairs = std::is_same_v<TOut, float> &&
-                           reinterpret_cast<uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
+        // c0 is even: with C aligned to two elements and ldc even, every pair is aligned.
+        constexpr bool kPairable = std::is_same_v<TOut, float> ||
+                                   std::is_same_v<TOut, __nv_bfloat16> ||
+                                   std::is_same_v<TOut, __half>;
+        const bool pairs = kPairable && reinterpret_cast<uintptr_t>(C) % (2 * sizeof(TOut)) == 0 &&
+                           ldc % 2 == 0;
         TOut* row = C + c0 + r0 * ldc;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -65,6 +68,20 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m
                             v0 += beta * old.x, v1 += beta * old.y;
                         }
                         *c2 = make_float2(v0, v1);
+                    } else if constexpr (std::is_same_v<TOut, __nv_bfloat16>) {
+                        auto* c2 = reinterpret_cast<__nv_bfloat162*>(c);
+                        if (read_c) {
+                            const float2 old = __bfloat1622float2(*c2);
+                            v0 += beta * old.x, v1 += beta * old.y;
+                        }
+                        *c2 = __floats2bfloat162_rn(v0, v1);
+                    } else if constexpr (std::is_same_v<TOut, __half>) {
+                        auto* c2 = reinterpret_cast<__half2*>(c);
+                        if (read_c) {
+                            const float2 old = __half22float2(*c2);
+                            v0 += beta * old.x, v1 += beta * old.y;
+                        }
+                        *c2 = __floats2half2_rn(v0, v1);
                     }
                     continue;
                 }

@@ -20,6 +20,7 @@
 #include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/hopper/cluster_split.cuh"
+#include "gemm/kernels/hopper/epilogue.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/params.hpp"
 #include "gemm/kernels/hopper/repitch.cuh"
@@ -279,6 +280,7 @@ void launch_ops(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
     CUtensorMap map_a{}, map_b{}, map_c{};
     make_half_maps<Cfg::BM, Cfg::BN, Rung::kClusterBlocks>(g, map_a, map_b);
     Params<Math, TOut> p = half_params<Math>(g);
+    p.c_transposed = TransposesC<typename Rung::Epilogue>;
     Rung::Epilogue::template prepare_c<Cfg>(g, p, map_c);
     launch_tiles<Cfg, typename Rung::Schedule, Rung::kClusterBlocks, Rung::kThreads,
                  Rung::template kernel<Math, TOut, TA, TB>()>(map_a, map_b, map_c, p, stream, splits);
