@@ -22,7 +22,9 @@
 // wave's SMs idle, with 64 x 64 tiles and a deep ring of stages for batches of small products
 // (PersistentSmallConfig), with the tail-split schedule (hopper/tail_split.cuh) where the last
 // wave of tiles would leave most SMs idle, with 64 x 16 tiles for a decode step of 9-16 tokens
-// (PersistentSkinnyConfig), and with the cluster-split schedule
+// (PersistentSkinnyConfig), on 64 x 96, 128 x 96 and 128 x 144 tiles of the transposed product for
+// prefills whose weight's rows, cut in 64s, leave many SMs idle (PersistentTransposed*Config,
+// launch_persistent_transposed), and with the cluster-split schedule
 // (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
 // cluster, the pieces added in distributed shared memory.
 // Measured: docs/ladder.md.
@@ -68,6 +70,18 @@ struct PersistentPairRungOf : PersistentRungOf<Cfg> {
         return &hopper::warp_specialized_kernel<PersistentPairRungOf, Math, TOut, TA, TB>;
     }
 };
+
+/// Rung 24 on block config Cfg computing the transposed product: launched on C^T = op(B)^T
+/// op(A)^T, it stores its m x n result into C as C^T, from registers (a thread's two
+/// neighbouring columns are neighbours in C).
+template <class Cfg>
+struct PersistentTransposedRungOf : PersistentRungOf<Cfg> {
+    using Epilogue = hopper::RegisterEpilogueOf<true>;
+    template <class Math, class TOut, bool TA, bool TB>
+    static constexpr auto kernel() {
+        return &hopper::warp_specialized_kernel<PersistentTransposedRungOf, Math, TOut, TA, TB>;
+    }
+};
 } // namespace
 
 template <class TIn, class TOut>
@@ -100,6 +114,21 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
 }
 
 template <class Cfg, class TIn, class TOut>
+void launch_persistent_transposed(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
+    HalfArgs<TIn, TOut> t = g; // C^T (n x m) = op(B)^T op(A)^T, stored as C
+    t.m = g.n, t.n = g.m;
+    t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
+    t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
+    t.batch.strides.a = g.batch.strides.b, t.batch.strides.b = g.batch.strides.a;
+    // The transposed tile reads op(A)^T K-major only, and TMA must read both operands as they
+    // are (the fallbacks of launch_half store C untransposed): otherwise rung 24's 128 x 128
+    // tile runs the call as it is.
+    if (t.trans_b || !hopper::feedable(t))
+        return launch_persistent_tiles<hopper::PersistentNarrowConfig>(g, stream, splits);
+    hopper::launch_half<PersistentTransposedRungOf<Cfg>>(t, stream, splits);
+}
+
+template <class Cfg, class TIn, class TOut>
 void launch_persistent_tail_split(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
     hopper::launch_half<PersistentRungOf<Cfg, hopper::TailSplitSchedule>>(g, stream);
 }
@@ -129,6 +158,20 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSkinnyConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallNarrowConfig)
 #undef GEMMLAB_INSTANTIATE_TILES
+
+#define GEMMLAB_INSTANTIATE_TRANSPOSED(Cfg)                                                        \
+    template void launch_persistent_transposed<Cfg, __nv_bfloat16, __nv_bfloat16>(                 \
+        const HalfArgs<__nv_bfloat16, __nv_bfloat16>&, cudaStream_t, int);                         \
+    template void launch_persistent_transposed<Cfg, __nv_bfloat16, float>(                         \
+        const HalfArgs<__nv_bfloat16, float>&, cudaStream_t, int);                                 \
+    template void launch_persistent_transposed<Cfg, __half, __half>(                               \
+        const HalfArgs<__half, __half>&, cudaStream_t, int);                                       \
+    template void launch_persistent_transposed<Cfg, __half, float>(const HalfArgs<__half, float>&, \
+                                                                   cudaStream_t, int);
+GEMMLAB_INSTANTIATE_TRANSPOSED(hopper::PersistentTransposedSlimConfig)
+GEMMLAB_INSTANTIATE_TRANSPOSED(hopper::PersistentTransposedNarrowConfig)
+GEMMLAB_INSTANTIATE_TRANSPOSED(hopper::PersistentTransposedWideConfig)
+#undef GEMMLAB_INSTANTIATE_TRANSPOSED
 
 #define GEMMLAB_INSTANTIATE_SPLITS(Cfg, launcher)                                                   \
     template void launcher<Cfg, __nv_bfloat16, __nv_bfloat16>(                                      \

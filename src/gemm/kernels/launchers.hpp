@@ -79,6 +79,13 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>&, cudaStream_t, int split
 /// quarters of the current device's SMs or more. With fewer tiles pairs tied or lost with the L2
 /// flushed (docs/ladder.md, "Rung 24's 128 x 64 tiles in pairs").
 bool persistent_slim_pairs(int64_t m, int64_t n, int64_t batches, int splits);
+/// Rung 24's kernel on block tile Cfg (hopper::PersistentTransposedSlimConfig, 64 x 96,
+/// PersistentTransposedNarrowConfig, 128 x 96, or PersistentTransposedWideConfig, 128 x 144) run
+/// on the transposed product C^T = op(B)^T op(A)^T and storing C^T into C: the tile's 96 or 144
+/// columns count op(A)'s rows (a prefill's weight rows). op(A) must be K-major (trans_a) and both operands TMA-readable; any other call runs on
+/// 128 x 128 tiles untransposed. splits > 1: split-K, the partials in C's orientation.
+template <class Cfg, class TIn, class TOut>
+void launch_persistent_transposed(const HalfArgs<TIn, TOut>&, cudaStream_t, int splits);
 /// Rung 24's kernel on block tile Cfg (hopper::PersistentConfig, PersistentNarrowConfig,
 /// PersistentTallConfig or PersistentSlimConfig) with the tail-split schedule: the tiles past
 /// the last whole wave cut along k (hopper/tail_split.cuh). One product; a strided batch runs
