@@ -65,6 +65,7 @@ struct Pinned {
     const char* candidate;
     int splits;
     bool trans_b = false; // of the normalized (column-major) call: op(B) not K-major
+    bool trans_a = false; // and op(A) K-major (a row-major prefill's weight: op(B) = T)
 };
 
 TEST(AutoModel, PicksOnA132SmHopperPart) {
@@ -149,15 +150,27 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // us against 20.3-21.7, H200).
         {DataType::BF16, Precision::Default, 1536, 1536, 1536, 1, "persistent 192x128x64 ws", 1},
         {DataType::BF16, Precision::Default, 8192, 8192, 8192, 1, "persistent 128x256x64 ws", 1},
+        // A prefill against a row-major weight (op(A) K-major): the transposed tiles, whose 96
+        // or 144 weight rows come nearer one wave. 128 tokens x 4608 rows: 96 tiles of 64 x 96
+        // (14.5 us against 17.4-19.7 for 72 of 128 x 64); 512 tokens: 128 of 128 x 144 (30.3-31.3
+        // against 33.6 for 96 of 192 x 128); 512 tokens x 3072 rows: 128 of 128 x 96 (16.1
+        // against 16.8-16.9 for 96 of 128 x 128; H200, docs/ladder.md). An MN-major op(A) keeps
+        // the untransposed tiles.
+        {DataType::BF16, Precision::Default, 4608, 128, 3584, 1, "persistent 96x64x64 ws transposed", 1, false, true},
+        {DataType::BF16, Precision::Default, 4608, 512, 3584, 1, "persistent 144x128x64 ws transposed", 1, false, true},
+        {DataType::BF16, Precision::Default, 3072, 512, 2048, 1, "persistent 96x128x64 ws transposed", 1, false, true},
+        {DataType::BF16, Precision::Default, 4608, 128, 3584, 1, "persistent 128x64x64 ws", 1},
     };
     for (const Pinned& x : pinned) {
         Problem p = problem(x.type, x.m, x.n, x.k, x.precision, x.type, x.batches);
         p.trans_b = x.trans_b;
+        p.trans_a = x.trans_a;
         const AutoChoice c = auto_choice(p, h100(), nullptr);
         const std::string what = std::string(gemmlab::to_string(x.type)) + " " +
                                  gemmlab::to_string(x.precision) + " " + std::to_string(x.m) + "x" +
                                  std::to_string(x.n) + "x" + std::to_string(x.k) + " batch " +
-                                 std::to_string(x.batches) + (x.trans_b ? " op(B) not K-major" : "");
+                                 std::to_string(x.batches) + (x.trans_b ? " op(B) not K-major" : "") +
+                                 (x.trans_a ? " op(A) K-major" : "");
         EXPECT_EQ(c.candidate, x.candidate) << what;
         EXPECT_EQ(c.splits, x.splits) << what;
         EXPECT_FALSE(c.tuned) << what;

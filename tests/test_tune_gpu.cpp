@@ -179,6 +179,51 @@ TEST(TuneGpu, PairedSlimTilesMeetTheBound) {
                 }
 }
 
+// Rung 24's transposed tiles (C^T = op(B)^T op(A)^T, C stored transposed from registers) on
+// prefill-like products: tiles ragged on both sides (4571 and 961 weight rows, 65-129 tokens), k
+// whole and in two or four slices, ragged (partials in C's orientation), C in BF16, FP16 and
+// float, beta 0 over a poisoned C and not, op(A) K-major in both layouts with op(B) either way.
+// An MN-major op(A) is not an option for them (auto then runs what the model picks).
+TEST(TuneGpu, TransposedTilesMeetTheBound) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const char* tiles[] = {"persistent 96x64x64 ws transposed", "persistent 96x128x64 ws transposed",
+                           "persistent 144x128x64 ws transposed"};
+    // Row-major: m tokens, n weight rows; column-major takes them the other way round.
+    const cli::Shape shapes[] = {{100, 4571, 1000}, {65, 961, 520}, {129, 1000, 2083}};
+    struct Orientation {
+        Layout layout;
+        Op op_a, op_b;
+    };
+    const Orientation orientations[] = {
+        {Layout::RowMajor, Op::N, Op::T}, {Layout::RowMajor, Op::T, Op::T}, {Layout::ColMajor, Op::T, Op::N}};
+    for (const cli::Shape& rows : shapes)
+        for (const Orientation& o : orientations)
+            for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32, DType::F16_F32})
+                for (double beta : {0.0, 0.5}) {
+                    const cli::Shape shape = o.layout == Layout::RowMajor
+                                                 ? rows
+                                                 : cli::Shape{rows.n, rows.m, rows.k};
+                    const Case cs{dt, o.layout, o.op_a, o.op_b, shape, -1.5, beta, 0, FillKind::Uniform};
+                    SCOPED_TRACE(cs.describe());
+                    // Four slices where each keeps kMinSplitK of k (2083: 9, 9, 9 and 6 k
+                    // tiles), else two.
+                    const int slices = shape.k / 4 >= detail::kMinSplitK ? 4 : 2;
+                    for (const char* tile : tiles) {
+                        expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
+                        expect_auto_runs(cs, tile, 4, slices, ReferenceSource::Gpu);
+                    }
+                }
+    // op(A) MN-major: the tiles are not among the call's options.
+    const Case mn{DType::BF16, Layout::RowMajor, Op::N, Op::N, {100, 4571, 1000}, 1.0, 0.0, 0, FillKind::Uniform};
+    const detail::Problem p = DeviceProblem(mn, 1, ReferenceSource::None).normalized();
+    ASSERT_FALSE(p.trans_a);
+    for (const detail::AutoOption& o : detail::auto_options(p, detail::current_device_caps()))
+        EXPECT_EQ(std::string(o.name).find("transposed"), std::string::npos) << o.name;
+}
+
 // Every option auto may take meets the bound, for every type key: each configuration of each
 // candidate list (a configuration the model picks only on some GPUs or shapes still runs when a
 // cache names it), whole and in every split (the CUDA-core, DMMA, TF32 and 3xTF32 ones through

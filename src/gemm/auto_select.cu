@@ -143,6 +143,9 @@ struct CandidateFor {
     /// Rung 24's cluster-split schedule (hopper/cluster_split.cuh): fewer tiles than SMs, each
     /// cut along k over a cluster, plus kClusterSplitNs.
     bool cluster_split = false;
+    /// Runs only calls whose op(A) is K-major (trans_a): rung 24's transposed tiles, which read
+    /// op(A)^T as their K-major second operand. Not an option of other calls.
+    bool needs_k_major_a = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -333,8 +336,9 @@ constexpr int kTileFillK = 200;
 constexpr double net_of_fill(double gflops) { return gflops * (4096.0 + kTileFillK) / 4096.0; }
 
 /// How a rung 24 candidate runs its tiles: whole, its k slices inside the kernel (`Whole`), or
-/// one product only under the tail split or the cluster split.
-enum class PersistentForm { Whole, TailSplit, ClusterSplit };
+/// one product only under the tail split or the cluster split; or on the transposed product,
+/// whole or in k slices (`Transposed`).
+enum class PersistentForm { Whole, TailSplit, ClusterSplit, Transposed };
 
 /// Each rung 24 tile's rate in GFLOP/s, whichever form runs it (bf16 4096^3 as the whole call,
 /// net of the fill where it was measured there; set where it was not).
@@ -358,6 +362,15 @@ inline constexpr double kPersistentRate<hopper::PersistentSlimConfig> = 450000;
 // measured on the rows it is for (docs/auto.md).
 template <>
 inline constexpr double kPersistentRate<hopper::PersistentSmallConfig> = 300000;
+// The transposed tiles: set, not measured at 4096^3. 64 x 96 (one consumer warpgroup) between
+// 64 x 64's and 128 x 64's; 128 x 144 under 128 x 128's, as it stores C from registers, and so
+// that a prefill of 64 tokens (its tile half empty) takes 64 x 96 (H200, docs/ladder.md).
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentTransposedSlimConfig> = 380000;
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentTransposedNarrowConfig> = net_of_fill(500000);
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentTransposedWideConfig> = net_of_fill(520000);
 
 /// A rung 24 candidate on block config Cfg: tile, warps (the consumer warpgroups and the
 /// producer's), shared memory and rate come from Cfg; every form pays the fill and copies only
@@ -366,7 +379,10 @@ template <class Cfg, PersistentForm Form, class TIn, class TOut>
 HalfCandidate<TIn, TOut> persistent_candidate(const char* name) {
     static_assert(kPersistentRate<Cfg> > 0, "each rung 24 tile auto runs has a rate");
     constexpr double gflops = kPersistentRate<Cfg>;
-    HalfCandidate<TIn, TOut> c{.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
+    // The transposed product's tile is BN rows of C by BM columns.
+    constexpr bool kTransposed = Form == PersistentForm::Transposed;
+    HalfCandidate<TIn, TOut> c{.name = name, .bm = kTransposed ? Cfg::BN : Cfg::BM,
+                               .bn = kTransposed ? Cfg::BM : Cfg::BN,
                                .warps = (Cfg::kConsumers + 1) * hopper::kWarpgroupWarps,
                                .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(gflops),
                                .smem_bytes = Cfg::kSmemBytes, .launch = nullptr,
@@ -375,6 +391,11 @@ HalfCandidate<TIn, TOut> persistent_candidate(const char* name) {
     if constexpr (Form == PersistentForm::Whole) {
         c.launch = &whole<&launch_persistent_tiles<Cfg, TIn, TOut>>;
         c.launch_split = &launch_persistent_tiles<Cfg, TIn, TOut>;
+    } else if constexpr (kTransposed) {
+        c.launch = &whole<&launch_persistent_transposed<Cfg, TIn, TOut>>;
+        c.launch_split = &launch_persistent_transposed<Cfg, TIn, TOut>;
+        c.needs_k_major_a = true;
+        c.native_batch = false; // measured and tested on single products only
     } else {
         c.native_batch = false;
         if constexpr (Form == PersistentForm::TailSplit) {
@@ -394,7 +415,8 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
         hopper::PersistentTallNarrowConfig, hopper::PersistentNarrowConfig,
         hopper::PersistentSlimConfig, hopper::PersistentSmallConfig;
     constexpr auto whole_tiles = PersistentForm::Whole, tail_split = PersistentForm::TailSplit,
-                   cluster_split = PersistentForm::ClusterSplit;
+                   cluster_split = PersistentForm::ClusterSplit,
+                   transposed = PersistentForm::Transposed;
     static const HalfCandidate<TIn, TOut> list[] = {
         persistent_candidate<PersistentConfig, whole_tiles, TIn, TOut>(
             "persistent 128x256x64 ws"),
@@ -436,6 +458,14 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
             "persistent 128x64x64 ws cluster-split"),
         persistent_candidate<PersistentSmallConfig, cluster_split, TIn, TOut>(
             "persistent 64x64x64 ws cluster-split"),
+        // The transposed product: 96 or 144 of op(A)'s rows a tile (a prefill of 65-512 tokens
+        // against a weight whose rows, cut in 64s, leave SMs idle). op(A) K-major only.
+        persistent_candidate<hopper::PersistentTransposedSlimConfig, transposed, TIn, TOut>(
+            "persistent 96x64x64 ws transposed"),
+        persistent_candidate<hopper::PersistentTransposedNarrowConfig, transposed, TIn, TOut>(
+            "persistent 96x128x64 ws transposed"),
+        persistent_candidate<hopper::PersistentTransposedWideConfig, transposed, TIn, TOut>(
+            "persistent 144x128x64 ws transposed"),
         // Rung 21 measured 1.4-2.1x its model without the fill at 512^3 and 1024^3 (H200).
         {.name = "tma 128x128x64", .bm = hopper::TmaConfig::BM, .bn = hopper::TmaConfig::BN,
          .warps = 8, .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(516000),
@@ -606,6 +636,12 @@ bool runs_on(const CandidateFor<Args>& c, const DeviceCaps& caps, int64_t batche
     return resident_blocks(c, caps) > 0;
 }
 
+/// True when `c` runs call p's operands as they are laid out (CandidateFor::needs_k_major_a).
+template <class Args>
+bool takes_call(const CandidateFor<Args>& c, const Problem& p) {
+    return !c.needs_k_major_a || p.trans_a;
+}
+
 /// The SM clock the model runs at: the device's peak, or where it does not say, the clock the
 /// rates were measured at (then only the DRAM term is off, by the ratio of the clocks).
 double clock_ghz(const DeviceCaps& caps) {
@@ -716,13 +752,16 @@ double model_time(const CandidateFor<Args>& c, const Problem& p, int splits, con
 /// runs, each whole and then (split-K configurations, one batch or more) in 2, 4, 8 and 16
 /// slices of at least kMinSplitK.
 template <class Args, class F>
-void for_each_option(std::span<const CandidateGroup<Args>> groups, Precision precision, int64_t k,
-                     int64_t batches, const DeviceCaps& caps, F&& f) {
+void for_each_option(std::span<const CandidateGroup<Args>> groups, const Problem& p,
+                     const DeviceCaps& caps, F&& f) {
+    const int64_t k = p.k, batches = p.batch.count;
     int index = 0;
     for (const auto& g : groups)
         for (const auto& c : g.list) {
             const int this_index = index++;
-            if (!admits(g.accuracy, precision, k) || !runs_on(c, caps, batches)) continue;
+            if (!admits(g.accuracy, p.precision, k) || !runs_on(c, caps, batches) ||
+                !takes_call(c, p))
+                continue;
             for (int splits = 1; splits <= 16; splits *= 2) {
                 if (splits > 1 && (!c.splits_k() || batches > 1 || k / splits < kMinSplitK)) break;
                 f(this_index, c, splits);
@@ -749,7 +788,7 @@ Choice<Args> model_pick(std::span<const CandidateGroup<Args>> groups, const Prob
                         const DeviceCaps& caps) {
     Choice<Args> best;
     double best_time = 0;
-    for_each_option(groups, p.precision, p.k, p.batch.count, caps,
+    for_each_option(groups, p, caps,
                     [&](int, const CandidateFor<Args>& c, int splits) {
                         const double t = model_time(c, p, splits, caps);
                         if (!best.candidate || t < best_time) best = {&c, splits}, best_time = t;
@@ -768,7 +807,7 @@ Choice<Args> tuned_pick(std::span<const CandidateGroup<Args>> groups, TuneType t
     const TunedChoice slot = table.at(type, shape_class_of(p.m, p.n, p.k));
     const Indexed<Args> found = candidate_at(groups, slot.candidate);
     if (!found.candidate || !admits(found.accuracy, p.precision, p.k) ||
-        !runs_on(*found.candidate, caps, 1))
+        !runs_on(*found.candidate, caps, 1) || !takes_call(*found.candidate, p))
         return {};
     int splits = found.candidate->splits_k() ? std::max<int>(slot.splits, 1) : 1;
     while (splits > 1 && p.k / splits < kMinSplitK) splits /= 2;
@@ -966,7 +1005,7 @@ AutoChoice current_auto_choice(const Problem& p) {
 std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
     std::vector<AutoOption> out;
     with_groups(type_key(p), [&](auto groups) {
-        for_each_option(groups, p.precision, p.k, p.batch.count, caps,
+        for_each_option(groups, p, caps,
                         [&](int index, const auto& c, int splits) {
                             out.push_back({index, c.name, splits, model_time(c, p, splits, caps)});
                         });
