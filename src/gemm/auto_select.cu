@@ -363,8 +363,9 @@ inline constexpr double kPersistentRate<hopper::PersistentSlimConfig> = 450000;
 template <>
 inline constexpr double kPersistentRate<hopper::PersistentSmallConfig> = 300000;
 // The transposed tiles: set, not measured at 4096^3. 64 x 96 (one consumer warpgroup) between
-// 64 x 64's and 128 x 64's; 128 x 144 under 128 x 128's, as it stores C from registers, and so
-// that a prefill of 64 tokens (its tile half empty) takes 64 x 96 (H200, docs/ladder.md).
+// 64 x 64's and 128 x 64's; 128 x 96 and 128 x 144 under 128 x 128's, as they store C from
+// registers, 128 x 144's low enough that a prefill of 64 tokens (its tile half empty there) takes
+// 64 x 96 (H200, docs/auto.md).
 template <>
 inline constexpr double kPersistentRate<hopper::PersistentTransposedSlimConfig> = 380000;
 template <>
@@ -458,7 +459,7 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
             "persistent 128x64x64 ws cluster-split"),
         persistent_candidate<PersistentSmallConfig, cluster_split, TIn, TOut>(
             "persistent 64x64x64 ws cluster-split"),
-        // The transposed product: 96 or 144 of op(A)'s rows a tile (a prefill of 65-512 tokens
+        // The transposed product: 96 or 144 of op(A)'s rows a tile (a prefill of 64-1024 tokens
         // against a weight whose rows, cut in 64s, leave SMs idle). op(A) K-major only.
         persistent_candidate<hopper::PersistentTransposedSlimConfig, transposed, TIn, TOut>(
             "persistent 96x64x64 ws transposed"),

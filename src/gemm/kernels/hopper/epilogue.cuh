@@ -117,7 +117,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], int64_t m
 
 #endif // GEMMLAB_SM90A
 
-/// The epilogue of rungs 20-23, 25 and 26: every consumer thread stores its accumulators.
+/// The epilogue of rungs 20-23, 25 and 26 (and of rung 24's transposed tiles): every consumer
+/// thread stores its accumulators.
 /// TransposedC: into C^T (store_tile), for a kernel that computed the transposed product.
 template <bool TransposedC>
 struct RegisterEpilogueOf {
