@@ -152,10 +152,10 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::BF16, Precision::Default, 8192, 8192, 8192, 1, "persistent 128x256x64 ws", 1},
         // A prefill against a row-major weight (op(A) K-major): the transposed tiles, whose 96
         // or 144 weight rows come nearer one wave. 128 tokens x 4608 rows: 96 tiles of 64 x 96
-        // (14.5 us against 17.4-19.7 for 72 of 128 x 64); 512 tokens: 128 of 128 x 144 (30.3-31.3
-        // against 33.6 for 96 of 192 x 128); 512 tokens x 3072 rows: 128 of 128 x 96 (16.1
-        // against 16.8-16.9 for 96 of 128 x 128; H200, docs/ladder.md). An MN-major op(A) keeps
-        // the untransposed tiles.
+        // (14.5-14.6 us against 19.7-20.0 for 72 of 128 x 64); 512 tokens: 128 of 128 x 144
+        // (30.3-31.3 against 33.5-33.6 for 96 of 192 x 128); 512 tokens x 3072 rows: 128 of
+        // 128 x 96 (16.1 against 16.8-17.0 for 96 of 128 x 128; H200, docs/ladder.md). An
+        // MN-major op(A) keeps the untransposed tiles.
         {DataType::BF16, Precision::Default, 4608, 128, 3584, 1, "persistent 96x64x64 ws transposed", 1, false, true},
         {DataType::BF16, Precision::Default, 4608, 512, 3584, 1, "persistent 144x128x64 ws transposed", 1, false, true},
         {DataType::BF16, Precision::Default, 3072, 512, 2048, 1, "persistent 96x128x64 ws transposed", 1, false, true},
