@@ -85,6 +85,19 @@ struct HalfArgs : HalfOperands<TIn, TOut> {
     Batch batch{};
 };
 
+/// The transposed product of g (GemmArgs or HalfArgs): C^T (n x m) = op(B)^T op(A)^T, the
+/// operands, their op flags and batch strides swapped, C's pointer and ldc as they are. For a
+/// kernel that stores its result into C transposed (rung 25 swapped, rung 24's transposed tiles).
+template <class Args>
+Args transposed_product(const Args& g) {
+    Args t = g;
+    t.m = g.n, t.n = g.m;
+    t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
+    t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
+    t.batch.strides.a = g.batch.strides.b, t.batch.strides.b = g.batch.strides.a;
+    return t;
+}
+
 /// Enqueues one half-precision GEMM on `stream`. Throws CudaFailure if a launch is rejected.
 template <class TIn, class TOut>
 using HalfLauncher = void (*)(const HalfArgs<TIn, TOut>& args, cudaStream_t stream);

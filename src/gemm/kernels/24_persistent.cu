@@ -115,11 +115,7 @@ void launch_persistent_tiles(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, 
 
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_transposed(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
-    HalfArgs<TIn, TOut> t = g; // C^T (n x m) = op(B)^T op(A)^T, stored as C
-    t.m = g.n, t.n = g.m;
-    t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
-    t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
-    t.batch.strides.a = g.batch.strides.b, t.batch.strides.b = g.batch.strides.a;
+    const HalfArgs<TIn, TOut> t = transposed_product(g); // stored as C
     // The transposed tile reads op(A)^T K-major only, and TMA must read both operands as they
     // are (the fallbacks of launch_half store C untransposed): otherwise rung 24's 128 x 128
     // tile runs the call as it is.

@@ -202,11 +202,7 @@ bool launch_packed(const GemmArgs<float>& g, cudaStream_t stream, int splits = 1
         if (!plan.swap)
             return launch_oriented<Rung, Math>(g, plan.pack_a, plan.pack_b, plan.first_in_registers,
                                                stream, splits);
-        GemmArgs<float> t = g; // C^T (n x m) = op(B)^T op(A)^T, stored as C
-        t.m = g.n, t.n = g.m;
-        t.A = g.B, t.lda = g.ldb, t.trans_a = !g.trans_b;
-        t.B = g.A, t.ldb = g.lda, t.trans_b = !g.trans_a;
-        return launch_oriented<SwappedRung, Math>(t, plan.pack_b, plan.pack_a,
+        return launch_oriented<SwappedRung, Math>(transposed_product(g), plan.pack_b, plan.pack_a,
                                                   plan.first_in_registers, stream, splits);
     }
 }
