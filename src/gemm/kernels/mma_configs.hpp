@@ -80,6 +80,15 @@ using Cfg32x64w16x32s4 = MmaConfig<GemmShape<32, 64, BK>, GemmShape<16, 32, 1>, 
 template <int BK>
 using Cfg64x32w32x16s4 = MmaConfig<GemmShape<64, 32, BK>, GemmShape<32, 16, 1>, 4, 4>;
 
+/// 32x32 (4 warps of 16x16), 5 stages, up to 4 blocks per SM: a quarter of 64x64's tile, for
+/// products whose C holds fewer 32x64 tiles than there are SMs (256^2: 64 tiles).
+template <int BK>
+using Cfg32x32w16x16s5 = MmaConfig<GemmShape<32, 32, BK>, GemmShape<16, 16, 1>, 5, 4>;
+/// 128x64, 8 warps of 32x32, 4 stages, one block per SM: 128x64's tiles with two warps per
+/// scheduler where a medium product gives each SM one tile.
+template <int BK>
+using Cfg128x64w32x32s4 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<32, 32, 1>, 4, 1>;
+
 /// The smallest k at which 3xTF32 meets the FP32 bound, 2 (k + 3) u, in the worst case on
 /// hardware whose TF32 MMAs truncate the FP32 accumulation (measured on sm_90 by the tensor
 /// probe): 12u per product from the split, up to 4u of the partial sum per MMA, 3 MMAs per k

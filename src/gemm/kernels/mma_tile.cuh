@@ -67,10 +67,12 @@ struct OperandTile {
 template <class Cfg, class Math, bool TransA, bool TransB, bool Vec>
 struct MmaKernel {
     using T = typename Math::Element;
-    // The edge blocks' path everywhere but in the rotating mainloop, whose copies were tuned
-    // against its SASS (docs/ladder.md) and which runs the large shapes, where edge blocks
-    // are few.
-    static constexpr bool kEdgeBlockPath = !kRotatesFragments<Math>;
+    // The edge blocks' path everywhere but in the grouped rotating tiles, whose copies were
+    // tuned against their SASS (docs/ladder.md) and which run the large shapes, where edge
+    // blocks are few. The ungrouped rotating tile (8-warp 128x64) runs medium ones in a single
+    // wave, where an edge block sets the kernel's time: with the path, 1000^3 ran in 48-49 us
+    // rather than 56-57 (docs/ladder.md, "Rung 15 on medium squares").
+    static constexpr bool kEdgeBlockPath = !kRotatesFragments<Math> || Cfg::kGroupM == 1;
     using TileA =
         OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec, kEdgeBlockPath>;
     using TileB =
