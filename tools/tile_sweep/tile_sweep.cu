@@ -4,9 +4,10 @@
 //   build/device/gemmlab_tile_sweep [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N]
 //                                   [--only NAME_PART]   (e.g. --only "dmma 128x64", for ncu)
 //                                   [--batch N]          (a strided batch of N products)
+//                                   [--op nn,nt,tn,tt]   (row-major op pairs; default nn)
 // Each configuration runs on fresh random inputs (uniform in [-1, 1]), row-major NN like the
-// bench's default, timed with CUDA events (warm-up, median); its result is compared with
-// cuBLAS's (max |C - C_cublas| / max |C_cublas|, printed) as a sanity check only: the
+// bench's default (or the --op pairs), timed with CUDA events (warm-up, median); its result is
+// compared with cuBLAS's (max |C - C_cublas| / max |C_cublas|, printed) as a sanity check only: the
 // element-wise error bound is `gemmlab verify`'s and `gemmlab bench`'s job.
 
 #include <cmath>
@@ -73,6 +74,8 @@ const Config<double> kDouble[] = {
     {"dmma 64x128x16 w32x64 s4 k16", &mma::launch_dmma_cfg<mma::Cfg64x128w32x64s4<16>, 16>},
     {"dmma 64x64x16 w32x32 s4 b3 k16", &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4b3<16>, 16>},
     {"dmma 32x64x16 w16x32 s4 k16", &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>},
+    {"dmma 32x32x32 w16x16 s5 k16", &mma::launch_dmma_cfg<mma::Cfg32x32w16x16s5<32>, 16>},
+    {"dmma 128x64x16 w32x32 s4 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>},
     {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, double>},
 };
 
@@ -126,7 +129,7 @@ std::vector<Shape> parse(const char* sizes, const char* shapes) {
 
 template <class T, size_t N>
 void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int reps, uint64_t seed,
-           const std::string& only) {
+           const std::string& only, bool trans_a, bool trans_b) {
     bool any = false;
     for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos;
     if (!any) return;
@@ -135,17 +138,19 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int rep
     Stream stream;
     fill_random(A.get(), A.size(), seed, FillKind::Uniform, stream.get());
     fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform, stream.get());
-    // Row-major NN as the bench runs it: column-major C^T = B^T A^T, i.e. (n, m, k) with B first.
+    // Row-major op(A) op(B) as the bench runs it: column-major C^T = op(B)^T op(A)^T, i.e.
+    // (n, m, k) with B first; a row-major operand is its transpose in column-major, so op T
+    // there is op T here, with the leading dimension of the stored rows.
     using Scalar = typename Typed<T>::Scalar;
-    typename Typed<T>::Args g{s.n, s.m, s.k, Scalar(1), B.get(), s.n, false, A.get(), s.k, false,
-                              Scalar(0), C.get(), s.n};
+    typename Typed<T>::Args g{s.n, s.m, s.k, Scalar(1), B.get(), trans_b ? s.k : s.n, trans_b,
+                              A.get(), trans_a ? s.m : s.k, trans_a, Scalar(0), C.get(), s.n};
     g.batch = {batch, {sb, sa, sc}}; // operands swapped as above
     auto gr = g;
     gr.C = R.get();
     const DataType type = data_type<T>();
     const char* const type_name = to_string(type);
     Problem pr{type, type, Precision::Default, gr.m, gr.n, gr.k,
-               1.0, gr.A, gr.lda, false, gr.B, gr.ldb, false, 0.0, gr.C, gr.ldc, gr.batch};
+               1.0, gr.A, gr.lda, gr.trans_a, gr.B, gr.ldb, gr.trans_b, 0.0, gr.C, gr.ldc, gr.batch};
     TimingPolicy policy;
     policy.min_samples = reps;
     policy.min_total_ms = 100;
@@ -157,7 +162,8 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int rep
     R.copy_to_host(ref.data(), ref.size());
     double ref_max = 0;
     for (T v : ref) ref_max = std::fmax(ref_max, std::fabs(to_double(v)));
-    std::printf("%-32s %-4s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", type_name,
+    const char op[3] = {trans_a ? 't' : 'n', trans_b ? 't' : 'n', 0};
+    std::printf("%-32s %-4s %s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%\n", "cublas", type_name, op,
                 (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch, cub.median_ms,
                 flop / (cub.median_ms * 1e6), 100.0);
     for (const auto& c : configs) {
@@ -170,8 +176,8 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int rep
         for (size_t i = 0; i < got.size(); ++i) diff = std::fmax(diff, std::fabs(to_double(got[i]) - to_double(ref[i])));
         if (!(diff == diff)) diff = INFINITY; // NaN: unwritten elements
         const TimingStats t = time_device_work([&](cudaStream_t st) { c.launch(g, st); }, stream.get(), policy);
-        std::printf("%-32s %-4s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n",
-                    c.name, type_name, (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch,
+        std::printf("%-32s %-4s %s %6lld %6lld %6lld x%-5lld %9.4f ms %9.1f GFLOP/s %6.1f%%  diff/max %.2e\n",
+                    c.name, type_name, op, (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch,
                     t.median_ms, flop / (t.median_ms * 1e6), 100.0 * cub.median_ms / t.median_ms,
                     diff / ref_max);
     }
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
     int reps = 10;
     int64_t batch = 1;
     std::string only; // run only the configurations whose name contains this
+    std::string ops = "nn"; // row-major op(A) op(B) pairs, comma-separated
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--sizes") sizes = argv[i + 1];
@@ -192,8 +199,9 @@ int main(int argc, char** argv) {
         else if (a == "--reps") reps = std::atoi(argv[i + 1]);
         else if (a == "--only") only = argv[i + 1];
         else if (a == "--batch") batch = std::atoll(argv[i + 1]);
+        else if (a == "--op") ops = argv[i + 1];
         else {
-            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N] [--op nn,nt,tn,tt]\n", argv[0]);
             return 2;
         }
     }
@@ -203,11 +211,13 @@ int main(int argc, char** argv) {
     }
     try {
         uint64_t seed = 1;
-        for (const Shape& s : parse(sizes, shapes)) {
-            sweep(kDouble, s, batch, reps, seed += 2, only);
-            sweep(kFloat, s, batch, reps, seed += 2, only);
-            sweep(kBf16, s, batch, reps, seed += 2, only);
-        }
+        for (const Shape& s : parse(sizes, shapes))
+            for (size_t pos = 0; pos + 1 < ops.size(); pos += 3) {
+                const bool ta = ops[pos] == 't', tb = ops[pos + 1] == 't';
+                sweep(kDouble, s, batch, reps, seed += 2, only, ta, tb);
+                sweep(kFloat, s, batch, reps, seed += 2, only, ta, tb);
+                sweep(kBf16, s, batch, reps, seed += 2, only, ta, tb);
+            }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gemmlab_tile_sweep: %s\n", e.what());
         return 4;
