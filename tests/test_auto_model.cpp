@@ -102,14 +102,18 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         // (4096^3 itself goes to rung 31: LargeDoubleProductsGoToTheInt8Emulation.)
         {DataType::F64, Precision::Default, 4096, 4096, 2048, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 1},
-        // 128 tiles of 128x64 would leave one 4-warp block per SM (kDmmaSaturatingWarps).
-        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 64x64x16 w32x32 s4 k16", 1},
+        // 128 tiles of 128x64, one per SM, as eight warps: one 4-warp block per SM would not
+        // keep the pipe busy (kDmmaSaturatingWarps).
+        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 128x64x16 w32x32 s4 k8 rotating", 1},
         // Few tiles, long k: 128x128's 64 (or 16) tiles cut into 128 blocks, one 8-warp block per SM.
         {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 2},
         {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 8},
-        // 32x64 tiles: 512^3 in one kernel of 128 blocks rather than 64x64 split in two.
-        {DataType::F64, Precision::Default, 512, 512, 512, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
-        {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
+        // 32x32 tiles: 512^3 as two blocks per SM rather than one of 32x64 (16-row warps need
+        // more of them: kDmmaShortWarpSaturatingWarps), 256^3 on 64 SMs rather than 32; from
+        // 640^3 on, 32x64 fills the SMs on its own.
+        {DataType::F64, Precision::Default, 512, 512, 512, 1, "dmma 32x32x32 w16x16 s5 k16", 1},
+        {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x32x32 w16x16 s5 k16", 1},
+        {DataType::F64, Precision::Default, 640, 640, 640, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
         {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
         // 64 tiles of 128x128 would leave half the SMs idle: rung 24's kernel on 128 tiles of

@@ -224,6 +224,33 @@ TEST(TuneGpu, TransposedTilesMeetTheBound) {
         EXPECT_EQ(std::string(o.name).find("transposed"), std::string::npos) << o.name;
 }
 
+// Rung 15's tiles for small and medium products (32x32 in 4 warps, 128x64 in 8 warps with the
+// rotating mainloop and the edge blocks' copy path) on products ragged against both tiles in m,
+// n and k (a last k tile part-filled), in all four op pairs and both layouts, beta 0 over a
+// poisoned C and not, whole and in two slices where k allows. Even dimensions keep the operands 16-byte
+// aligned, so the rotating mainloop runs; an odd one takes the loop for unaligned operands.
+TEST(TuneGpu, DmmaMediumTilesMeetTheBound) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (dev.cc_major < 9) GTEST_SKIP() << "rung 15 needs sm_90";
+    const char* tiles[] = {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 32x32x32 w16x16 s5 k16"};
+    const cli::Shape shapes[] = {{1000, 250, 1000}, {66, 198, 334}, {71, 45, 203}};
+    for (const cli::Shape& shape : shapes)
+        for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+            for (Op op_a : {Op::N, Op::T})
+                for (Op op_b : {Op::N, Op::T})
+                    for (double beta : {0.0, 0.5}) {
+                        const Case cs{DType::F64, layout, op_a, op_b, shape, -1.5, beta, 0, FillKind::Uniform};
+                        SCOPED_TRACE(cs.describe());
+                        // Two slices where each keeps kMinSplitK of k, else the call runs whole.
+                        const int slices = shape.k / 2 >= detail::kMinSplitK ? 2 : 1;
+                        for (const char* tile : tiles) {
+                            expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
+                            expect_auto_runs(cs, tile, 2, slices, ReferenceSource::Gpu);
+                        }
+                    }
+}
+
 // Every option auto may take meets the bound, for every type key: each configuration of each
 // candidate list (a configuration the model picks only on some GPUs or shapes still runs when a
 // cache names it), whole and in every split (the CUDA-core, DMMA, TF32 and 3xTF32 ones through

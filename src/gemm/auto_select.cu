@@ -208,6 +208,10 @@ const Candidate<double> kDoubleCudaCores[] = {
 // "Tensor-core configurations"). Blocks per SM from ptxas registers and shared memory. One
 // 4-warp DMMA block per SM does not keep the FP64 tensor cores busy: 5 warps saturate.
 constexpr int kDmmaSaturatingWarps = 5;
+/// The same for warps of 16-row tiles (rung 15's 32x64 and 32x32), set so that the model
+/// orders them as measured on single small products: one 4-warp 32x64 block per SM ran 512^3
+/// at 0.69x-0.73x cuBLAS where two 32x32 blocks per SM ran 0.80x-0.86x (docs/auto.md).
+constexpr int kDmmaShortWarpSaturatingWarps = 8;
 
 // fill_k is left at 0 for the DMMA tiles although measured (docs/auto.md says why).
 const Candidate<double> kDoubleDmma[] = {
@@ -224,16 +228,31 @@ const Candidate<double> kDoubleDmma[] = {
      .blocks_per_sm = 2, .flop_per_sm_cycle = per_sm_cycle(51150),
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w64x32s3g16<16>, double, true>, .launch = &mma::launch_dmma_128x64,
      .min_cc = 90, .saturating_warps = kDmmaSaturatingWarps},
+    // 128x64 as eight warps of 32x32, one block per SM: a medium C of one tile per SM (1024^2:
+    // 128 tiles) with two warps on each scheduler, which one 4-warp block of 64x32 warps leaves.
+    {.name = "dmma 128x64x16 w32x32 s4 k8 rotating", .bm = 128, .bn = 64, .warps = 8,
+     .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(45500),
+     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w32x32s4<16>, double, true>,
+     .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>, .min_cc = 90,
+     .saturating_warps = kDmmaSaturatingWarps},
     {.name = "dmma 64x64x16 w32x32 s4 k16", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
      .flop_per_sm_cycle = per_sm_cycle(43000), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<16>, double>,
      .launch = &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
     // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k; three blocks
-    // per SM by shared memory.
+    // per SM by shared memory. Its warps, and 32x32's, are 16 rows tall: a quarter of the DMMA
+    // chains of a 64x32 warp, so they need more warps to keep the pipe busy
+    // (kDmmaShortWarpSaturatingWarps).
     {.name = "dmma 32x64x16 w16x32 s4 k16", .bm = 32, .bn = 64, .warps = 4, .blocks_per_sm = 3,
      .flop_per_sm_cycle = per_sm_cycle(40400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg32x64w16x32s4<16>, double>,
      .launch = &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s4<16>, 16>, .min_cc = 90,
-     .saturating_warps = kDmmaSaturatingWarps},
+     .saturating_warps = kDmmaShortWarpSaturatingWarps},
+    // A quarter of 64x64's tile: small squares (256^2: 64 tiles, where 32x64 gives 32) and
+    // two blocks per SM (by shared memory) from 512^2 on.
+    {.name = "dmma 32x32x32 w16x16 s5 k16", .bm = 32, .bn = 32, .warps = 4, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(28150), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg32x32w16x16s5<32>, double>,
+     .launch = &mma::launch_dmma_cfg<mma::Cfg32x32w16x16s5<32>, 16>, .min_cc = 90,
+     .saturating_warps = kDmmaShortWarpSaturatingWarps},
 };
 
 const Candidate<float> kFloatTf32x3[] = {
