@@ -110,11 +110,11 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 8},
         // 32x32 tiles: 512^3 as two blocks per SM rather than one of 32x64 (16-row warps need
         // more of them: kDmmaShortWarpSaturatingWarps), 256^3 on 64 SMs rather than 32; from
-        // 640^3 on, 32x64 fills the SMs on its own.
+        // 640^3 on, 64x64's eight-warp blocks fill the SMs.
         {DataType::F64, Precision::Default, 512, 512, 512, 1, "dmma 32x32x32 w16x16 s5 k16", 1},
         {DataType::F64, Precision::Default, 256, 256, 256, 1, "dmma 32x32x32 w16x16 s5 k16", 1},
-        {DataType::F64, Precision::Default, 640, 640, 640, 1, "dmma 32x64x16 w16x32 s4 k16", 1},
-        {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x32 s4 k16", 1},
+        {DataType::F64, Precision::Default, 640, 640, 640, 1, "dmma 64x64x16 w32x16 s4 k8 rotating", 1},
+        {DataType::F64, Precision::Default, 64, 64, 64, 1024, "dmma 64x64x16 w32x16 s4 k8 rotating", 1},
         {DataType::BF16, Precision::Default, 4096, 4096, 4096, 1, "persistent 128x256x64 ws", 1},
         // 64 tiles of 128x128 would leave half the SMs idle: rung 24's kernel on 128 tiles of
         // 128x64.

@@ -224,8 +224,8 @@ TEST(TuneGpu, TransposedTilesMeetTheBound) {
         EXPECT_EQ(std::string(o.name).find("transposed"), std::string::npos) << o.name;
 }
 
-// Rung 15's tiles for small and medium products (32x32 in 4 warps, 128x64 in 8 warps with the
-// rotating mainloop and the edge blocks' copy path) on products ragged against both tiles in m,
+// Rung 15's tiles for small and medium products (32x32 in 4 warps; 128x64 and 64x64 in 8 warps
+// on the rotating mainloop with the edge blocks' copy path) on products ragged against both tiles in m,
 // n and k (a last k tile part-filled), in all four op pairs and both layouts, beta 0 over a
 // poisoned C and not, whole and in two slices where k allows. Even dimensions keep the operands 16-byte
 // aligned, so the rotating mainloop runs; an odd one takes the loop for unaligned operands.
@@ -233,7 +233,8 @@ TEST(TuneGpu, DmmaMediumTilesMeetTheBound) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
     if (dev.cc_major < 9) GTEST_SKIP() << "rung 15 needs sm_90";
-    const char* tiles[] = {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 32x32x32 w16x16 s5 k16"};
+    const char* tiles[] = {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating",
+                           "dmma 32x32x32 w16x16 s5 k16"};
     const cli::Shape shapes[] = {{1000, 250, 1000}, {66, 198, 334}, {71, 45, 203}};
     for (const cli::Shape& shape : shapes)
         for (Layout layout : {Layout::RowMajor, Layout::ColMajor})

@@ -235,9 +235,12 @@ const Candidate<double> kDoubleDmma[] = {
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w32x32s4<16>, double, true>,
      .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
-    {.name = "dmma 64x64x16 w32x32 s4 k16", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
-     .flop_per_sm_cycle = per_sm_cycle(43000), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<16>, double>,
-     .launch = &mma::launch_dmma_cfg<mma::Cfg64x64w32x32s4<16>, 16>, .min_cc = 90,
+    // 64x64 as eight warps of 32x16 on the rotating mainloop, two blocks per SM: ahead of four
+    // 32x32 warps on medium squares and batches of small products (docs/auto.md).
+    {.name = "dmma 64x64x16 w32x16 s4 k8 rotating", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 2,
+     .flop_per_sm_cycle = per_sm_cycle(41500),
+     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x16s4<16>, double, true>,
+     .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg64x64w32x16s4<16>>, .min_cc = 90,
      .saturating_warps = kDmmaSaturatingWarps},
     // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k; three blocks
     // per SM by shared memory. Its warps, and 32x32's, are 16 rows tall: a quarter of the DMMA

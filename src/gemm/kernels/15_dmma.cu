@@ -79,6 +79,7 @@ template void launch_dmma_cfg<Cfg128x64w64x32s3g16<16>, 16>(const GemmArgs<doubl
 template void launch_dmma_cfg<Cfg32x64w16x32s4<16>, 16>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_cfg<Cfg32x32w16x16s5<32>, 16>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w32x32s4<16>>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_rotating_cfg<Cfg64x64w32x16s4<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s3g16<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x128w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);

@@ -68,6 +68,10 @@ using Cfg64x128w32x64s4 = MmaConfig<GemmShape<64, 128, BK>, GemmShape<32, 64, 1>
 /// 64x64, 4 warps of 32x32, 4 stages, 3 blocks per SM.
 template <int BK>
 using Cfg64x64w32x32s4b3 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 3>;
+/// 64x64, 8 warps of 32x16, 4 stages, 2 blocks per SM: 64x64's tiles with four warps per
+/// scheduler, for medium products and batches of small ones.
+template <int BK>
+using Cfg64x64w32x16s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 16, 1>, 4, 2>;
 /// 64x64, 4 warps of 32x32, 4 stages: small problems, many blocks.
 template <int BK>
 using Cfg64x64w32x32s4 = MmaConfig<GemmShape<64, 64, BK>, GemmShape<32, 32, 1>, 4, 2>;
