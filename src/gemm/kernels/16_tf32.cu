@@ -54,6 +54,8 @@ void launch_tf32_cfg(const GemmArgs<float>& g, cudaStream_t stream) {
 template void launch_tf32_cfg<Cfg128x128w64x32s3<32>>(const GemmArgs<float>&, cudaStream_t);
 template void launch_tf32_cfg<Cfg128x256w64x64s3<32>>(const GemmArgs<float>&, cudaStream_t);
 template void launch_tf32_cfg<Cfg64x64w32x32s4<32>>(const GemmArgs<float>&, cudaStream_t);
+template void launch_tf32_cfg<Cfg64x32w32x16s4<32>>(const GemmArgs<float>&, cudaStream_t);
+template void launch_tf32_cfg<Cfg32x32w16x16s5<32>>(const GemmArgs<float>&, cudaStream_t);
 
 } // namespace mma
 

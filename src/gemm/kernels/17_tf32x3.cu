@@ -143,6 +143,7 @@ void launch_tf32x3_cfg(const GemmArgs<float>& g, cudaStream_t stream) {
 template void launch_tf32x3_cfg<Cfg128x128w64x32s3<32>>(const GemmArgs<float>&, cudaStream_t);
 template void launch_tf32x3_cfg<Cfg64x64w32x32s4<32>>(const GemmArgs<float>&, cudaStream_t);
 template void launch_tf32x3_cfg<Cfg64x32w32x16s4<32>>(const GemmArgs<float>&, cudaStream_t);
+template void launch_tf32x3_cfg<Cfg32x32w16x16s5<32>>(const GemmArgs<float>&, cudaStream_t);
 
 } // namespace mma
 
