@@ -5,6 +5,7 @@
 //                                   [--only NAME_PART]   (e.g. --only "dmma 128x64", for ncu)
 //                                   [--batch N]          (a strided batch of N products)
 //                                   [--op nn,nt,tn,tt]   (row-major op pairs; default nn)
+//                                   [--cublas-tf32 1]    (cuBLAS's float row in TF32 mode)
 // Each configuration runs on fresh random inputs (uniform in [-1, 1]), row-major NN like the
 // bench's default (or the --op pairs), timed with CUDA events (warm-up, median); its result is
 // compared with cuBLAS's (max |C - C_cublas| / max |C_cublas|, printed) as a sanity check only: the
@@ -87,6 +88,9 @@ const Config<float> kFloat[] = {
     {"tf32 128x256x32 w64x64 s3", &mma::launch_tf32_cfg<mma::Cfg128x256w64x64s3<32>>},
     {"tf32 128x128x32 w64x32 s3", &mma::launch_tf32_cfg<mma::Cfg128x128w64x32s3<32>>},
     {"tf32 64x64x32 w32x32 s4", &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"tf32 64x32x32 w32x16 s4", &mma::launch_tf32_cfg<mma::Cfg64x32w32x16s4<32>>},
+    {"tf32 32x32x32 w16x16 s5", &mma::launch_tf32_cfg<mma::Cfg32x32w16x16s5<32>>},
+    {"tf32x3 32x32x32 w16x16 s5", &mma::launch_tf32x3_cfg<mma::Cfg32x32w16x16s5<32>>},
     {"warp_tile 128x256x16", &launch_warp_tile_cfg<Cfg128x256x16, float>},
     {"warp_tile 128x128x8", &launch_warp_tile_cfg<Cfg128x128x8, float>},
     {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, float>},
@@ -130,7 +134,7 @@ std::vector<Shape> parse(const char* sizes, const char* shapes) {
 
 template <class T, size_t N>
 void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int reps, uint64_t seed,
-           const std::string& only, bool trans_a, bool trans_b) {
+           const std::string& only, bool trans_a, bool trans_b, Precision precision = Precision::Default) {
     bool any = false;
     for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos;
     if (!any) return;
@@ -150,7 +154,7 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int rep
     gr.C = R.get();
     const DataType type = data_type<T>();
     const char* const type_name = to_string(type);
-    Problem pr{type, type, Precision::Default, gr.m, gr.n, gr.k,
+    Problem pr{type, type, precision, gr.m, gr.n, gr.k,
                1.0, gr.A, gr.lda, gr.trans_a, gr.B, gr.ldb, gr.trans_b, 0.0, gr.C, gr.ldc, gr.batch};
     TimingPolicy policy;
     policy.min_samples = reps;
@@ -193,6 +197,7 @@ int main(int argc, char** argv) {
     int64_t batch = 1;
     std::string only; // run only the configurations whose name contains this
     std::string ops = "nn"; // row-major op(A) op(B) pairs, comma-separated
+    Precision float_precision = Precision::Default; // cuBLAS's float row: SGEMM, or TF32 with 1
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--sizes") sizes = argv[i + 1];
@@ -201,8 +206,9 @@ int main(int argc, char** argv) {
         else if (a == "--only") only = argv[i + 1];
         else if (a == "--batch") batch = std::atoll(argv[i + 1]);
         else if (a == "--op") ops = argv[i + 1];
+        else if (a == "--cublas-tf32") float_precision = std::string(argv[i + 1]) == "1" ? Precision::Tf32 : Precision::Default;
         else {
-            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N] [--op nn,nt,tn,tt]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N] [--op nn,nt,tn,tt] [--cublas-tf32 1]\n", argv[0]);
             return 2;
         }
     }
@@ -216,7 +222,7 @@ int main(int argc, char** argv) {
             for (size_t pos = 0; pos + 1 < ops.size(); pos += 3) {
                 const bool ta = ops[pos] == 't', tb = ops[pos + 1] == 't';
                 sweep(kDouble, s, batch, reps, seed += 2, only, ta, tb);
-                sweep(kFloat, s, batch, reps, seed += 2, only, ta, tb);
+                sweep(kFloat, s, batch, reps, seed += 2, only, ta, tb, float_precision);
                 sweep(kBf16, s, batch, reps, seed += 2, only, ta, tb);
             }
     } catch (const std::exception& e) {
