@@ -83,23 +83,26 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         // 128 x 256 tiles are 72 here, 192 x 128 ones 144 (30.4 us against 34.0 for cuBLAS's
         // TF32, H200: docs/auto.md).
         {DataType::F32, Precision::Tf32, 1536, 1536, 1536, 1, "wgmma_tf32 192x128x32 s5 persistent", 1},
-        // Small squares in TF32 mode: rung 16's 64x64 tiles below 256^3, where rung 25's kernel
-        // starts up slower (its fill_k); from 256^3 rung 25's 128 x 64 tiles (512^3: 8.8 us
-        // against 12.6 for rung 16's, H200: docs/auto.md).
-        {DataType::F32, Precision::Tf32, 128, 128, 128, 1, "tf32 64x64x32 w32x32 s4", 1},
-        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "wgmma_tf32 128x64x32 s8 persistent", 1},
-        // Both operands MN-major: rung 25 packs one and runs the other through its register path
-        // (14.0 us); rung 16's tiles read both as they are (12.3 us, H200: docs/auto.md).
-        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x64x32 w32x32 s4", 1, true},
+        // Small squares in TF32 mode: rung 16's 32x32 tiles to 256^3 and 64x32 tiles at 512^3,
+        // where rung 25's kernel starts up slower (its fill_k) or reads an MN-major op(A)
+        // through registers; rung 25's 128 x 64 tiles where both operands are K-major (512^3
+        // row-major nt: 8.7 us against 10.1 for rung 16's 64x32, H200: docs/auto.md).
+        {DataType::F32, Precision::Tf32, 128, 128, 128, 1, "tf32 32x32x32 w16x16 s5", 1},
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x32x32 w32x16 s4", 1},
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "wgmma_tf32 128x64x32 s8 persistent", 1, false, true},
+        // Both operands MN-major: rung 25 would pack one and run the other through its register
+        // path; rung 16's tiles read both as they are (docs/auto.md).
+        {DataType::F32, Precision::Tf32, 512, 512, 512, 1, "tf32 64x32x32 w32x16 s4", 1, true},
         // Few tiles, long k: split-K on every path; rung 25's 128 x 64 tiles in 16 slices
         // (12.5 us against cuBLAS's 17.4), and rung 16's where op(B) would need the pack step
         // (both operands MN-major: 21.4 us, rung 25 packing slower; docs/auto.md).
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "wgmma_tf32 128x64x32 s8 persistent", 16},
         {DataType::F32, Precision::Tf32, 256, 256, 8192, 1, "tf32 64x64x32 w32x32 s4", 16, true},
-        // Small: no pack step; 64x32 tiles, twice 64x64's count, whole (split-K's sum costs
-        // more than the second block per SM buys: kSplitKNs).
-        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 64x32x32 w32x16 s4", 1},
-        {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 64x32x32 w32x16 s4", 1},
+        // Small: no pack step; 32x32 tiles, four times 64x64's count, whole (split-K's sum costs
+        // more than the second block per SM buys: kSplitKNs); from 640^3 on, 64x32.
+        {DataType::F32, Precision::Default, 512, 512, 512, 1, "tf32x3 32x32x32 w16x16 s5", 1},
+        {DataType::F32, Precision::Default, 128, 128, 128, 1, "tf32x3 32x32x32 w16x16 s5", 1},
+        {DataType::F32, Precision::Default, 640, 640, 640, 1, "tf32x3 64x32x32 w32x16 s4", 1},
         // (4096^3 itself goes to rung 31: LargeDoubleProductsGoToTheInt8Emulation.)
         {DataType::F64, Precision::Default, 4096, 4096, 2048, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 1},
         // 128 tiles of 128x64, one per SM, as eight warps: one 4-warp block per SM would not

@@ -224,32 +224,43 @@ TEST(TuneGpu, TransposedTilesMeetTheBound) {
         EXPECT_EQ(std::string(o.name).find("transposed"), std::string::npos) << o.name;
 }
 
-// Rung 15's tiles for small and medium products (32x32 in 4 warps; 128x64 and 64x64 in 8 warps
-// on the rotating mainloop with the edge blocks' copy path) on products ragged against both tiles in m,
-// n and k (a last k tile part-filled), in all four op pairs and both layouts, beta 0 over a
-// poisoned C and not, whole and in two slices where k allows. Even dimensions keep the operands 16-byte
-// aligned, so the rotating mainloop runs; an odd one takes the loop for unaligned operands.
-TEST(TuneGpu, DmmaMediumTilesMeetTheBound) {
+// The tiles for small and medium products: rung 15's (32x32 in 4 warps; 128x64 and 64x64 in 8
+// warps on the rotating mainloop with the edge blocks' copy path), rung 16's 64x32 and 32x32
+// (TF32 mode) and rung 17's 32x32 (3xTF32), on products ragged against every tile in m, n and k
+// (a last k tile part-filled), in all four op pairs and both layouts, beta 0 over a poisoned C
+// and not, whole and in two slices where k allows. Even dimensions keep the operands 16-byte
+// aligned (float: a multiple of 4), so the 16-byte copies and the rotating mainloop run; an odd
+// one takes the element-wise copies.
+TEST(TuneGpu, SmallAndMediumTilesMeetTheBound) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
-    if (dev.cc_major < 9) GTEST_SKIP() << "rung 15 needs sm_90";
-    const char* tiles[] = {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating",
-                           "dmma 32x32x32 w16x16 s5 k16"};
-    const cli::Shape shapes[] = {{1000, 250, 1000}, {66, 198, 334}, {71, 45, 203}};
-    for (const cli::Shape& shape : shapes)
-        for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
-            for (Op op_a : {Op::N, Op::T})
-                for (Op op_b : {Op::N, Op::T})
-                    for (double beta : {0.0, 0.5}) {
-                        const Case cs{DType::F64, layout, op_a, op_b, shape, -1.5, beta, 0, FillKind::Uniform};
-                        SCOPED_TRACE(cs.describe());
-                        // Two slices where each keeps kMinSplitK of k, else the call runs whole.
-                        const int slices = shape.k / 2 >= detail::kMinSplitK ? 2 : 1;
-                        for (const char* tile : tiles) {
-                            expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
-                            expect_auto_runs(cs, tile, 2, slices, ReferenceSource::Gpu);
+    if (dev.cc_major < 9) GTEST_SKIP() << "rung 15's DMMA needs sm_90";
+    const struct {
+        DType dtype;
+        Precision precision;
+        std::vector<const char*> tiles;
+    } kinds[] = {
+        {DType::F64, Precision::Default,
+         {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating", "dmma 32x32x32 w16x16 s5 k16"}},
+        {DType::F32, Precision::Tf32, {"tf32 64x32x32 w32x16 s4", "tf32 32x32x32 w16x16 s5"}},
+        {DType::F32, Precision::Default, {"tf32x3 32x32x32 w16x16 s5"}}};
+    const cli::Shape shapes[] = {{1000, 252, 1000}, {68, 196, 332}, {71, 45, 203}};
+    for (const auto& kind : kinds)
+        for (const cli::Shape& shape : shapes)
+            for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+                for (Op op_a : {Op::N, Op::T})
+                    for (Op op_b : {Op::N, Op::T})
+                        for (double beta : {0.0, 0.5}) {
+                            Case cs{kind.dtype, layout, op_a, op_b, shape, -1.5, beta, 0, FillKind::Uniform};
+                            cs.precision = kind.precision;
+                            SCOPED_TRACE(cs.describe());
+                            // Two slices where each keeps kMinSplitK of k, else the call runs whole.
+                            const int slices = shape.k / 2 >= detail::kMinSplitK ? 2 : 1;
+                            for (const char* tile : kind.tiles) {
+                                expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
+                                expect_auto_runs(cs, tile, 2, slices, ReferenceSource::Gpu);
+                            }
                         }
-                    }
 }
 
 // Every option auto may take meets the bound, for every type key: each configuration of each

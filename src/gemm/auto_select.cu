@@ -258,6 +258,10 @@ const Candidate<double> kDoubleDmma[] = {
      .saturating_warps = kDmmaShortWarpSaturatingWarps},
 };
 
+/// What each of rung 25's tiles costs whatever its k (wgmma_tf32_candidate says how it was
+/// measured).
+constexpr int kRung25FillK = 250;
+
 const Candidate<float> kFloatTf32x3[] = {
     {.name = "tf32x3 128x128x32 w64x32 s3", .bm = 128, .bn = 128, .warps = 8, .blocks_per_sm = 1,
      .flop_per_sm_cycle = per_sm_cycle(46400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x128w64x32s3<32>, float>,
@@ -269,7 +273,18 @@ const Candidate<float> kFloatTf32x3[] = {
     {.name = "tf32x3 64x32x32 w32x16 s4", .bm = 64, .bn = 32, .warps = 4, .blocks_per_sm = 3,
      .flop_per_sm_cycle = per_sm_cycle(31400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x32w32x16s4<32>, float>,
      .launch = &mma::launch_tf32x3_cfg<mma::Cfg64x32w32x16s4<32>>, .fill_k = 25},
+    // Twice again: 128^3-256^3 on 16-64 blocks where 64x32 gives 8-32. fill_k measured as
+    // 64x32's (strided batches, docs/auto.md).
+    {.name = "tf32x3 32x32x32 w16x16 s5", .bm = 32, .bn = 32, .warps = 4, .blocks_per_sm = 4,
+     .flop_per_sm_cycle = per_sm_cycle(22700), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg32x32w16x16s5<32>, float>,
+     .launch = &mma::launch_tf32x3_cfg<mma::Cfg32x32w16x16s5<32>>, .fill_k = 18},
 };
+
+/// Resident warps that saturate rung 16's 64x32 and 32x32 tiles: set so that the model orders
+/// them as measured in TF32 mode (64x32 ahead at 384^3-512^3 with one 4-warp block per SM,
+/// 32x32 at 128^3-256^3; docs/auto.md) where the float default, 8, puts 32x32 ahead at
+/// 384^3-512^3 too.
+constexpr int kSmallTf32TileSaturatingWarps = 5;
 
 const Candidate<float> kFloatTf32[] = {
     {.name = "tf32 128x256x32 w64x64 s3", .bm = 128, .bn = 256, .warps = 8, .blocks_per_sm = 1,
@@ -281,6 +296,18 @@ const Candidate<float> kFloatTf32[] = {
     {.name = "tf32 64x64x32 w32x32 s4", .bm = 64, .bn = 64, .warps = 4, .blocks_per_sm = 2,
      .flop_per_sm_cycle = per_sm_cycle(82500), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x32s4<32>, float>,
      .launch = &mma::launch_tf32_cfg<mma::Cfg64x64w32x32s4<32>>},
+    // Half and a quarter of 64x64's tile, for small squares: 384^3-512^3 and 128^3-256^3 in
+    // one block per SM where 64x64 fills half of them. They pay rung 25's fill, which they are
+    // weighed against in TF32 mode, and which falls between their own figures measured two
+    // ways (docs/auto.md).
+    {.name = "tf32 64x32x32 w32x16 s4", .bm = 64, .bn = 32, .warps = 4, .blocks_per_sm = 3,
+     .flop_per_sm_cycle = per_sm_cycle(61200), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x32w32x16s4<32>, float>,
+     .launch = &mma::launch_tf32_cfg<mma::Cfg64x32w32x16s4<32>>, .saturating_warps = kSmallTf32TileSaturatingWarps,
+     .fill_k = kRung25FillK},
+    {.name = "tf32 32x32x32 w16x16 s5", .bm = 32, .bn = 32, .warps = 4, .blocks_per_sm = 4,
+     .flop_per_sm_cycle = per_sm_cycle(46400), .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg32x32w16x16s5<32>, float>,
+     .launch = &mma::launch_tf32_cfg<mma::Cfg32x32w16x16s5<32>>, .saturating_warps = kSmallTf32TileSaturatingWarps,
+     .fill_k = kRung25FillK},
 };
 
 /// A configuration's split-K launcher run in one slice: its `launch` where that is all it has.
@@ -314,7 +341,7 @@ constexpr Candidate<float> wgmma_tf32_candidate(const char* name, double gflops,
             .flop_per_sm_cycle = per_sm_cycle(gflops), .smem_bytes = Cfg::kSmemBytes,
             .launch = &whole<&launch_wgmma_tf32_tiles<Cfg>, GemmArgs<float>>, .needs_sm90a = true,
             .pack_bytes = 8, .native_batch = false, .launch_split = &launch_wgmma_tf32_tiles<Cfg>,
-            .extra_launches = 2, .fill_k = 250, .packs_unreadable_only = true,
+            .extra_launches = 2, .fill_k = kRung25FillK, .packs_unreadable_only = true,
             .register_a_time_factor = register_a_time_factor};
 }
 
