@@ -210,7 +210,7 @@ const Candidate<double> kDoubleCudaCores[] = {
 constexpr int kDmmaSaturatingWarps = 5;
 /// The same for warps of 16-row tiles (rung 15's 32x64 and 32x32), set so that the model
 /// orders them as measured on single small products: one 4-warp 32x64 block per SM ran 512^3
-/// at 0.69x-0.73x cuBLAS where two 32x32 blocks per SM ran 0.80x-0.86x (docs/auto.md).
+/// at 0.67x-0.70x cuBLAS where two 32x32 blocks per SM ran 0.79x-0.84x (docs/auto.md).
 constexpr int kDmmaShortWarpSaturatingWarps = 8;
 
 // fill_k is left at 0 for the DMMA tiles although measured (docs/auto.md says why).
