@@ -206,7 +206,8 @@ int main(int argc, char** argv) {
         else if (a == "--only") only = argv[i + 1];
         else if (a == "--batch") batch = std::atoll(argv[i + 1]);
         else if (a == "--op") ops = argv[i + 1];
-        else if (a == "--cublas-tf32") float_precision = std::string(argv[i + 1]) == "1" ? Precision::Tf32 : Precision::Default;
+        else if (a == "--cublas-tf32" && (std::string(argv[i + 1]) == "0" || std::string(argv[i + 1]) == "1"))
+            float_precision = std::string(argv[i + 1]) == "1" ? Precision::Tf32 : Precision::Default;
         else {
             std::fprintf(stderr, "usage: %s [--sizes 4096,8192] [--shapes MxNxK,...] [--reps N] [--only NAME_PART] [--batch N] [--op nn,nt,tn,tt] [--cublas-tf32 1]\n", argv[0]);
             return 2;
@@ -215,6 +216,17 @@ int main(int argc, char** argv) {
     if (batch < 1 || reps < 1) {
         std::fprintf(stderr, "%s: --batch and --reps take a count >= 1\n", argv[0]);
         return 2;
+    }
+    // --op: pairs of n and t, comma-separated (a typo must not quietly run NN).
+    for (size_t pos = 0;; pos += 3) {
+        const auto is_op = [](char c) { return c == 'n' || c == 't'; };
+        if (pos + 1 >= ops.size() || !is_op(ops[pos]) || !is_op(ops[pos + 1]) ||
+            (pos + 2 < ops.size() && ops[pos + 2] != ',')) {
+            std::fprintf(stderr, "%s: --op takes pairs of n and t, e.g. nn,nt,tn,tt (got '%s')\n", argv[0],
+                         ops.c_str());
+            return 2;
+        }
+        if (pos + 2 >= ops.size()) break;
     }
     try {
         uint64_t seed = 1;
