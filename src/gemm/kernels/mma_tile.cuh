@@ -69,9 +69,9 @@ struct MmaKernel {
     using T = typename Math::Element;
     // The edge blocks' path everywhere but in the grouped rotating tiles, whose copies were
     // tuned against their SASS (docs/ladder.md) and which run the large shapes, where edge
-    // blocks are few. The ungrouped rotating tile (8-warp 128x64) runs medium ones in a single
-    // wave, where an edge block sets the kernel's time: with the path, 1000^3 ran in 48-49 us
-    // rather than 56-57 (docs/ladder.md, "Rung 15 on medium squares").
+    // blocks are few. The ungrouped rotating tiles (8-warp 128x64 and 64x64) run medium ones in
+    // a single wave, where an edge block sets the kernel's time: with the path, 1000^3 ran in
+    // 48-49 us rather than 56-57 on 128x64 (docs/ladder.md, "Rung 15 on medium squares").
     static constexpr bool kEdgeBlockPath = !kRotatesFragments<Math> || Cfg::kGroupM == 1;
     using TileA =
         OperandTile<T, Cfg::BM, Cfg::BK, Cfg::kThreads, /*KContig=*/TransA, Vec, kEdgeBlockPath>;
