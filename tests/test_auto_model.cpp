@@ -185,7 +185,7 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
 }
 
 // An operand TMA cannot read (an odd leading dimension) is copied for the 16-bit wgmma rungs
-// (hopper/repitch.cuh), and the model counts the copy: its traffic and one launch per copied
+// (kernels/repitch.cuh), and the model counts the copy: its traffic and one launch per copied
 // operand. Rung 19 reads any alignment, at about a quarter of its speed there (measured,
 // docs/auto.md). From 255^3 up an odd product takes the copy (at 255^3 onto 64x64 tiles, level
 // with rung 19: 12.4 against 12.3 us on an H200).

@@ -993,7 +993,7 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
 }
 
 // Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy
-// such an operand into workspace with aligned columns first (hopper/repitch.cuh): every op,
+// such an operand into workspace with aligned columns first (kernels/repitch.cuh): every op,
 // beta 0 and not, C in the input type and in float, and a strided batch whose later products
 // start unaligned.
 TEST(Repitch, OddLeadingDimensionsThroughTheWgmmaRungs) {

@@ -126,7 +126,7 @@ struct CandidateFor {
     int fill_k = 0;
     /// The pack step covers only the operands TMA cannot load as they are (rung 25,
     /// hopper/tf32_pack.cuh: an op(B) that is not K-major, and an operand that is not 16-byte
-    /// aligned; the 16-bit wgmma rungs, hopper/repitch.cuh: an operand that is not 16-byte
+    /// aligned; the 16-bit wgmma rungs, kernels/repitch.cuh: an operand that is not 16-byte
     /// aligned). pack_bytes and extra_launches (one kernel each) then count only those.
     /// False: both are packed on every call (rung 26).
     bool packs_unreadable_only = false;
@@ -369,7 +369,7 @@ const Candidate<float> kFloatWgmmaTf32[] = {
 // Rates: bf16 4096^3 row-major nn (docs/auto.md). The wgmma rungs fall back to rung 19's kernel
 // by themselves where TMA cannot read an operand (unaligned).
 /// DRAM bytes per element of the 16-bit wgmma rungs' copy of an operand TMA cannot read
-/// (hopper/repitch.cuh): read 2, write 2.
+/// (kernels/repitch.cuh): read 2, write 2.
 constexpr double kRepitchBytes = 4;
 /// Rung 19 on an operand that is not 16-byte aligned, over its model time: 3.8-4.7x measured
 /// at 511^3-2047^3 with odd leading dimensions (H200, docs/auto.md).
@@ -720,7 +720,7 @@ template <class Args>
 PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
     // TF32 (rung 25) also packs an MN-major op(B), or op(A) where it swaps them; the 16-bit
-    // rungs copy only what TMA cannot read (hopper/repitch.cuh).
+    // rungs copy only what TMA cannot read (kernels/repitch.cuh).
     constexpr int64_t kElementBytes = sizeof(*std::declval<const Args&>().A);
     const WgmmaTf32Plan tf32 =
         wgmma_tf32_plan(p.m, p.n, p.A, p.lda, p.trans_a, p.B, p.ldb, p.trans_b);

@@ -1,6 +1,6 @@
 #pragma once
 // Host side of the Hopper rungs: tensor maps over the caller's operands, the checks that TMA can
-// read them (and the copy of a 16-bit operand it cannot: repitch.cuh), split-K's slices and
+// read them (and the copy of a 16-bit operand it cannot: ../repitch.cuh), split-K's slices and
 // workspace, the tail split's plan and scratch, and the launch itself (grid from the rung's
 // schedule, the cluster attribute, the dynamic shared memory the block config asks for). No GEMM
 // kernel here: the rung files pass theirs in.
@@ -23,16 +23,20 @@
 #include "gemm/kernels/hopper/epilogue.cuh"
 #include "gemm/kernels/hopper/mma_16bit.cuh"
 #include "gemm/kernels/hopper/params.hpp"
-#include "gemm/kernels/hopper/repitch.cuh"
 #include "gemm/kernels/hopper/scheduler.cuh"
 #include "gemm/kernels/hopper/tail_split.cuh"
 #include "gemm/kernels/launchers.hpp"
+#include "gemm/kernels/repitch.cuh"
 #include "gemm/kernels/split_k.cuh"
 #include "gemm/kernels/tile_common.cuh"
 #include "gemm/problem.hpp"
 #include "gemm/workspace.hpp"
 
 namespace gemmlab::detail::hopper {
+
+using repitch::Operand;
+using repitch::stored_a;
+using repitch::stored_b;
 
 /// cuTensorMapEncodeTiled from the driver, found once through the runtime (no link-time
 /// dependency on libcuda; tensor_map.cu).
@@ -113,7 +117,7 @@ inline bool batch_feedable(int64_t stride, int64_t ld, int64_t outer, int64_t el
 /// True when TMA can read the stored operand x: its base and columns (operand_feedable) and, for
 /// a batch's own matrices, their stride (batch_feedable).
 template <class TIn>
-bool stored_readable(const StoredOperand<TIn>& x) {
+bool stored_readable(const Operand<TIn>& x) {
     return operand_feedable(x.data, x.ld) &&
            (x.count == 1 || batch_feedable(x.stride, x.ld, x.cols, int64_t(sizeof(TIn))));
 }
@@ -290,11 +294,11 @@ template <class Rung, class TIn, class TOut>
 void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits = 1);
 
 /// launch_half on copies of the operands TMA cannot read, their columns 128 bytes apart
-/// (repitch.cuh). False, having enqueued nothing, where the copies would still not do (a
+/// (../repitch.cuh). False, having enqueued nothing, where the copies would still not do (a
 /// dimension past TMA's coordinates) or the workspace cannot be had.
 template <class Rung, class TIn, class TOut>
 bool launch_repitched(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
-    const StoredOperand<TIn> a = stored_a(g), b = stored_b(g);
+    const Operand<TIn> a = stored_a(g), b = stored_b(g);
     const bool copy_a = !stored_readable(a), copy_b = !stored_readable(b);
     const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(TIn) + 255) / 256 * 256 : 0;
     const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(TIn) : 0;
@@ -303,11 +307,11 @@ bool launch_repitched(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int spl
     TIn* a_copy = static_cast<TIn*>(ws.data());
     TIn* b_copy = reinterpret_cast<TIn*>(static_cast<char*>(ws.data()) + a_bytes);
     HalfArgs<TIn, TOut> r = g;
-    if (copy_a) r.A = a_copy, r.lda = repitched_ld(a.rows), r.batch.strides.a = repitched_stride(a);
-    if (copy_b) r.B = b_copy, r.ldb = repitched_ld(b.rows), r.batch.strides.b = repitched_stride(b);
+    if (copy_a) r.A = a_copy, r.lda = repitch::copy_ld<TIn>(a.rows), r.batch.strides.a = repitch::copy_stride(a);
+    if (copy_b) r.B = b_copy, r.ldb = repitch::copy_ld<TIn>(b.rows), r.batch.strides.b = repitch::copy_stride(b);
     if (!feedable(r)) return false;
-    if (copy_a) enqueue_repitch(a, a_copy, stream);
-    if (copy_b) enqueue_repitch(b, b_copy, stream);
+    if (copy_a) repitch::enqueue_copy(a, a_copy, stream);
+    if (copy_b) repitch::enqueue_copy(b, b_copy, stream);
     launch_half<Rung>(r, stream, splits);
     return true; // ws is freed on the stream after the kernel
 }
