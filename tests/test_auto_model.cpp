@@ -224,6 +224,49 @@ TEST(AutoModel, UnalignedHalfOperandsPayTheirCopy) {
               "persistent 64x64x64 ws");
 }
 
+// Rung 15's rotating tiles copy a double operand they cannot read in 16-byte units first
+// (kernels/repitch.cuh), and the model counts the copy (16 bytes of DRAM traffic an element and
+// a launch per copied operand); the other DMMA tiles read it as it is, at the model's rate
+// either way. An odd batch stride is unaligned too. 4095 x 4097 x 1023 (the mixed set's odd
+// row) stays on a rotating tile with its copies.
+TEST(AutoModel, UnalignedDoubleOperandsPayTheirCopyOnRotatingTiles) {
+    const auto odd = [](int64_t m, int64_t n, int64_t k, bool odd_a, bool odd_b, int64_t batches = 1) {
+        Problem p = problem(DataType::F64, m, n, k, Precision::Default, {}, batches);
+        // Addresses for their alignment only: the model never reads through them.
+        p.A = reinterpret_cast<const void*>(uintptr_t(0x10000));
+        p.B = reinterpret_cast<const void*>(uintptr_t(0x20000));
+        // Leading dimensions of whole 16-byte units, or one element past them.
+        p.lda = (m + 1) / 2 * 2 + (odd_a ? 1 : 0);
+        p.ldb = (k + 1) / 2 * 2 + (odd_b ? 1 : 0);
+        return p;
+    };
+    const auto model_us = [](const Problem& p, std::string_view name) {
+        for (const AutoOption& o : auto_options(p, h100()))
+            if (o.name == name && o.splits == 1) return o.model_ns / 1000.0;
+        return -1.0;
+    };
+    const char* rotating = "dmma 128x128x16 w64x32 s4 g16 k8 rotating";
+    const Problem aligned = odd(2048, 2048, 2048, false, false);
+    const double one_a = model_us(odd(2048, 2048, 2048, true, false), rotating) - model_us(aligned, rotating);
+    const double one_b = model_us(odd(2048, 2048, 2048, false, true), rotating) - model_us(aligned, rotating);
+    const double both = model_us(odd(2048, 2048, 2048, true, true), rotating) - model_us(aligned, rotating);
+    // 2048^2 x 16 bytes at the part's DRAM rate, and a launch.
+    const double copy_us = 2048.0 * 2048.0 * 16.0 / h100().dram_gbps / 1000.0;
+    EXPECT_GT(one_a, copy_us);
+    EXPECT_LT(one_a, copy_us + 10.0);
+    EXPECT_NEAR(one_b, one_a, 1e-6);
+    EXPECT_NEAR(both, 2 * one_a, 1e-6);
+    for (const char* plain : {"dmma 32x64x16 w16x32 s4 k16", "dmma 32x32x32 w16x16 s5 k16"})
+        EXPECT_NEAR(model_us(odd(2048, 2048, 2048, true, true), plain), model_us(aligned, plain), 1e-6) << plain;
+    // A batch's own matrices an odd number of elements apart: copied too.
+    Problem batch = odd(256, 256, 256, false, false, 4);
+    const double batch_aligned = model_us(batch, rotating);
+    batch.batch.strides.a = 256 * 256 + 1;
+    EXPECT_GT(model_us(batch, rotating), batch_aligned);
+    EXPECT_TRUE(std::string_view(auto_choice(odd(4095, 4097, 1023, true, true), h100(), nullptr).candidate)
+                    .ends_with("rotating"));
+}
+
 // C that one warp tile holds over a short k goes to rung 27 before the model, for every type and
 // precision: k <= 128 in a batch, k <= 16 alone (a tile rung is faster on one product of
 // longer k); one row, one column or one k past the rule leaves it to the model.

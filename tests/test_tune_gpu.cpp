@@ -30,6 +30,7 @@ using namespace gemmlab;
 using cli::Case;
 using cli::DType;
 using cli::DeviceProblem;
+using cli::Broadcast;
 using cli::ReferenceSource;
 
 using test::TempDir;
@@ -230,7 +231,8 @@ TEST(TuneGpu, TransposedTilesMeetTheBound) {
 // (a last k tile part-filled), in all four op pairs and both layouts, beta 0 over a poisoned C
 // and not, whole and in two slices where k allows. Even dimensions keep the operands 16-byte
 // aligned (float: a multiple of 4), so the 16-byte copies and the rotating mainloop run; an odd
-// one takes the element-wise copies.
+// one takes the element-wise copies, or, on the rotating tiles, a copy of the operand with
+// aligned columns (RotatingDmmaTilesCopyWhatTheyCannotRead has more of those).
 TEST(TuneGpu, SmallAndMediumTilesMeetTheBound) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);
@@ -261,6 +263,64 @@ TEST(TuneGpu, SmallAndMediumTilesMeetTheBound) {
                                 expect_auto_runs(cs, tile, 2, slices, ReferenceSource::Gpu);
                             }
                         }
+}
+
+// Rung 15's rotating tiles read their operands in 16-byte copies only; one they cannot read so
+// is first copied into workspace with aligned columns (kernels/repitch.cuh). Every way an
+// operand can miss 16 bytes: odd leading dimensions (odd sizes, or padded by one), an
+// unaligned base, a batch whose odd gap leaves every other product unaligned (with and without a
+// shared operand); and the mixed cases where one operand is copied and the other read as it is,
+// or C alone is unaligned (C is stored element by element: nothing is copied). Four op pairs,
+// both layouts, beta 0 over a poisoned C and not, whole and in two slices.
+TEST(TuneGpu, RotatingDmmaTilesCopyWhatTheyCannotRead) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (dev.cc_major < 9) GTEST_SKIP() << "rung 15's DMMA needs sm_90";
+    const char* tiles[] = {"dmma 128x128x16 w64x32 s4 g16 k8 rotating",
+                           "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating",
+                           "dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating"};
+    std::vector<Case> cases;
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+        for (Op op_a : {Op::N, Op::T})
+            for (Op op_b : {Op::N, Op::T})
+                for (double beta : {0.0, 0.5}) {
+                    const Case base{DType::F64, layout, op_a, op_b, {}, -1.5, beta, 0, FillKind::Uniform};
+                    Case odd = base; // every leading dimension odd
+                    odd.shape = {517, 259, 1029};
+                    cases.push_back(odd);
+                    Case mixed = base; // k even, n odd: by the op pair one operand, both or only C
+                    mixed.shape = {130, 97, 520};
+                    cases.push_back(mixed);
+                    Case padded = base; // even sizes, leading dimensions one past them
+                    padded.shape = {260, 130, 776};
+                    padded.ld_pad = 1;
+                    cases.push_back(padded);
+                    Case offset = base; // aligned leading dimensions, bases 8 bytes off
+                    offset.shape = {260, 130, 388};
+                    offset.offset = 1;
+                    cases.push_back(offset);
+                }
+    for (const Case& cs : cases) {
+        SCOPED_TRACE(cs.describe());
+        const int slices = cs.shape.k / 2 >= detail::kMinSplitK ? 2 : 1;
+        for (const char* tile : tiles) {
+            expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
+            expect_auto_runs(cs, tile, 2, slices, ReferenceSource::Gpu);
+        }
+    }
+    // Batches are not tuned: rung 15's own kernel (the 128x128 rotating tile) takes them.
+    for (Broadcast broadcast : {Broadcast::None, Broadcast::A, Broadcast::B})
+        for (Op op_a : {Op::N, Op::T}) {
+            Case cs{DType::F64, Layout::ColMajor, op_a, Op::N, {130, 66, 200, 3}, 1.0, 0.5, 0, FillKind::Uniform};
+            cs.broadcast = broadcast;
+            cs.batch_gap = 1; // batches 1 and 3 start 8 bytes off 16
+            SCOPED_TRACE(cs.describe());
+            DeviceProblem problem(cs, 4343, ReferenceSource::Gpu);
+            const cli::RunResult r = problem.run_and_check("dmma");
+            ASSERT_TRUE(r.launched) << r.error;
+            EXPECT_TRUE(r.check.pass) << reference::describe(r.check);
+            EXPECT_EQ(r.check.unwritten, 0);
+        }
 }
 
 // Every option auto may take meets the bound, for every type key: each configuration of each

@@ -213,7 +213,13 @@ constexpr int kDmmaSaturatingWarps = 5;
 /// at 0.67x-0.70x cuBLAS where two 32x32 blocks per SM ran 0.79x-0.84x (docs/auto.md).
 constexpr int kDmmaShortWarpSaturatingWarps = 8;
 
-// fill_k is left at 0 for the DMMA tiles although measured (docs/auto.md says why).
+/// DRAM bytes per element of rung 15's copy of an operand its rotating mainloop cannot read in
+/// 16-byte copies (kernels/repitch.cuh): read 8, write 8.
+constexpr double kDoubleRepitchBytes = 16;
+
+// fill_k is left at 0 for the DMMA tiles although measured (docs/auto.md says why). The
+// rotating tiles copy an operand they cannot read in 16-byte units first (mma_tile.cuh); the
+// model counts that copy (pack_bytes, packs_unreadable_only).
 const Candidate<double> kDoubleDmma[] = {
     // Rung 15's row: eight warps, one block per SM, the rotating mainloop with its stages handed
     // over by mbarriers (mma_tile.cuh).
@@ -221,27 +227,31 @@ const Candidate<double> kDoubleDmma[] = {
      .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(55300),
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x128w64x32s4g16<16>, double, true>,
      .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x128w64x32s4g16<16>>, .min_cc = 90,
-     .saturating_warps = kDmmaSaturatingWarps},
+     .pack_bytes = kDoubleRepitchBytes, .saturating_warps = kDmmaSaturatingWarps,
+     .packs_unreadable_only = true},
     // Tiles in groups of 16 tile rows, 4 stages where two blocks fit in an SM for the call's op
     // flags, else 3 (launch_dmma_128x64): two blocks per SM in every layout.
     {.name = "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating", .bm = 128, .bn = 64, .warps = 4,
      .blocks_per_sm = 2, .flop_per_sm_cycle = per_sm_cycle(51150),
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w64x32s3g16<16>, double, true>, .launch = &mma::launch_dmma_128x64,
-     .min_cc = 90, .saturating_warps = kDmmaSaturatingWarps},
+     .min_cc = 90, .pack_bytes = kDoubleRepitchBytes, .saturating_warps = kDmmaSaturatingWarps,
+     .packs_unreadable_only = true},
     // 128x64 as eight warps of 32x32, one block per SM: a medium C of one tile per SM (1024^2:
     // 128 tiles) with two warps on each scheduler, which one 4-warp block of 64x32 warps leaves.
     {.name = "dmma 128x64x16 w32x32 s4 k8 rotating", .bm = 128, .bn = 64, .warps = 8,
      .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(45500),
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w32x32s4<16>, double, true>,
      .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>, .min_cc = 90,
-     .saturating_warps = kDmmaSaturatingWarps},
+     .pack_bytes = kDoubleRepitchBytes, .saturating_warps = kDmmaSaturatingWarps,
+     .packs_unreadable_only = true},
     // 64x64 as eight warps of 32x16 on the rotating mainloop, two blocks per SM: ahead of four
     // 32x32 warps on medium squares and batches of small products (docs/auto.md).
     {.name = "dmma 64x64x16 w32x16 s4 k8 rotating", .bm = 64, .bn = 64, .warps = 8, .blocks_per_sm = 2,
      .flop_per_sm_cycle = per_sm_cycle(41500),
      .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg64x64w32x16s4<16>, double, true>,
      .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg64x64w32x16s4<16>>, .min_cc = 90,
-     .saturating_warps = kDmmaSaturatingWarps},
+     .pack_bytes = kDoubleRepitchBytes, .saturating_warps = kDmmaSaturatingWarps,
+     .packs_unreadable_only = true},
     // Twice 64x64's tiles on a small C, in one kernel where 64x64 would split k; three blocks
     // per SM by shared memory. Its warps, and 32x32's, are 16 rows tall: a quarter of the DMMA
     // chains of a 64x32 warp, so they need more warps to keep the pipe busy
@@ -703,9 +713,14 @@ struct OperandFlags {
     bool a = false, b = false;
 };
 
-/// Which 16-bit operands of p are not 16-byte aligned (base or columns).
+/// Which operands of p cannot be read in 16-byte units: base, columns, or (a batch's own
+/// matrices) batch stride off 16 bytes.
 OperandFlags unaligned_operands(const Problem& p) {
-    return {!tma_readable(p.A, p.lda, 2), !tma_readable(p.B, p.ldb, 2)};
+    const int64_t bytes = Problem::element_bytes(p.type);
+    const auto readable = [&](const void* x, int64_t ld, int64_t stride) {
+        return tma_readable(x, ld, bytes) && (p.batch.count == 1 || (stride * bytes) % 16 == 0);
+    };
+    return {!readable(p.A, p.lda, p.batch.strides.a), !readable(p.B, p.ldb, p.batch.strides.b)};
 }
 
 /// What the pack step of `c` covers on problem p: the rows of op(A) and op(B) it packs (m, n,
@@ -720,12 +735,13 @@ template <class Args>
 PackedOperands packed_operands(const CandidateFor<Args>& c, const Problem& p) {
     if (!c.packs_unreadable_only) return {c.pack_bytes > 0 ? p.m + p.n : 0, c.extra_launches};
     // TF32 (rung 25) also packs an MN-major op(B), or op(A) where it swaps them; the 16-bit
-    // rungs copy only what TMA cannot read (kernels/repitch.cuh).
+    // rungs and rung 15's rotating tiles copy only what they cannot read in 16-byte units
+    // (kernels/repitch.cuh).
     constexpr int64_t kElementBytes = sizeof(*std::declval<const Args&>().A);
     const WgmmaTf32Plan tf32 =
         wgmma_tf32_plan(p.m, p.n, p.A, p.lda, p.trans_a, p.B, p.ldb, p.trans_b);
     const OperandFlags packs =
-        kElementBytes == 2 ? unaligned_operands(p) : OperandFlags{tf32.pack_a, tf32.pack_b};
+        kElementBytes != 4 ? unaligned_operands(p) : OperandFlags{tf32.pack_a, tf32.pack_b};
     return {(packs.a ? p.m : 0) + (packs.b ? p.n : 0), int(packs.a) + int(packs.b)};
 }
 

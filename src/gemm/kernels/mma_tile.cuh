@@ -5,7 +5,8 @@
 //
 //   gmem -> smem   cp.async into a Stages-deep ring of shared tiles (AsyncTileLoader), each
 //                  operand kept in its global layout so every op combination moves in 16-byte
-//                  copies; edge tiles zero-filled by the copy. Stages are handed over by
+//                  copies (an operand that cannot, copied first for the rotating mainloop:
+//                  repitch.cuh); edge tiles zero-filled by the copy. Stages are handed over by
 //                  block barriers, or in the rotating mainloop (rung 15) by mbarriers.
 //   smem -> regs   per k step of the MMA shape (m16n8kK), each warp loads the A fragments of
 //                  its WM / 16 row tiles and the B fragments of its WN / 8 column tiles in the
@@ -33,9 +34,11 @@
 #include "gemm/kernels/common.cuh"
 #include "gemm/kernels/cp_async_tile.cuh"
 #include "gemm/kernels/ptx.cuh"
+#include "gemm/kernels/repitch.cuh"
 #include "gemm/kernels/tile_common.cuh"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
+#include "gemm/workspace.hpp"
 
 namespace gemmlab::detail::mma {
 
@@ -185,7 +188,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
     // The rotating mainloop holds about 40 more registers than the one below; with the
     // element-wise copies of an unaligned operand (more copy addresses per thread) it spills,
-    // so those calls take the one below.
+    // so those calls take the one below (launch copies such operands first where it can).
     if constexpr (kRing) {
         // Fragments one k step ahead in a rotating set of registers (the slots below): the
         // loads of step s + 1 go between the MMAs of step s, and the wait for tile t + 1's data
@@ -364,11 +367,43 @@ struct Entry {
     };
 };
 
+/// The kernel on copies of the operands that 16-byte copies cannot read, their columns 128
+/// bytes apart (repitch.cuh), so that the rotating mainloop runs. False, having enqueued nothing,
+/// where the workspace cannot be had.
+template <class Cfg, class Math>
+bool launch_repitched(const GemmArgs<typename Math::Element>& g, cudaStream_t stream) {
+    using T = typename Math::Element;
+    const repitch::Operand<T> a = repitch::stored_a(g), b = repitch::stored_b(g);
+    const bool copy_a = !tile::operand_vector_ok(g.A, g.lda, g.batch.strides.a, g.batch);
+    const bool copy_b = !tile::operand_vector_ok(g.B, g.ldb, g.batch.strides.b, g.batch);
+    const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(T) + 255) / 256 * 256 : 0;
+    const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(T) : 0;
+    Workspace ws(a_bytes + b_bytes, stream);
+    if (!ws.data()) return false;
+    T* a_copy = static_cast<T*>(ws.data());
+    T* b_copy = reinterpret_cast<T*>(static_cast<char*>(ws.data()) + a_bytes);
+    GemmArgs<T> r = g;
+    if (copy_a) r.A = a_copy, r.lda = repitch::copy_ld<T>(a.rows), r.batch.strides.a = repitch::copy_stride(a);
+    if (copy_b) r.B = b_copy, r.ldb = repitch::copy_ld<T>(b.rows), r.batch.strides.b = repitch::copy_stride(b);
+    if (copy_a) repitch::enqueue_copy(a, a_copy, stream);
+    if (copy_b) repitch::enqueue_copy(b, b_copy, stream);
+    tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(r, stream, /*vec=*/true);
+    return true; // ws is freed on the stream after the kernel
+}
+
 /// Launches the tensor-core GEMM with tile configuration Cfg and arithmetic Math (a batch on
-/// gridDim.z).
+/// gridDim.z). C is stored element by element, so only the operands decide the 16-byte copies.
+/// The rotating mainloop (rung 15's large and medium tiles) needs those copies: an operand
+/// without them is copied to aligned columns first, which costs less than the plain mainloop's
+/// 8-byte copies (docs/ladder.md, "Rung 15 on odd leading dimensions"). The other tiles read
+/// it as it is.
 template <class Cfg, class Math>
 void launch(const GemmArgs<typename Math::Element>& g, cudaStream_t stream) {
-    tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(g, stream);
+    const bool vec = tile::operands_vector_ok(g);
+    if constexpr (kRotatesFragments<Math>) {
+        if (!vec && launch_repitched<Cfg, Math>(g, stream)) return;
+    }
+    tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(g, stream, vec);
 }
 
 /// A math that cannot fail: no range to guard.

@@ -366,15 +366,26 @@ __device__ __forceinline__ void grouped_block_tile_origin(bool swapped, int bm, 
     col = (swapped ? bx : by) * bn;
 }
 
-/// True when the vector paths may be used: every base pointer 16-byte aligned and every
-/// leading dimension (and batch stride) a multiple of the vector width.
+/// True when the operand X (leading dimension ld, batch stride `stride` of g's batch) can be read
+/// in 16-byte vectors: its base 16-byte aligned, ld and stride multiples of the vector width.
+template <class T>
+inline bool operand_vector_ok(const T* X, int64_t ld, int64_t stride, const Batch& batch) {
+    constexpr int V = kVecWidth<T>;
+    return is_aligned(X, 16) && ld % V == 0 && stride_keeps_alignment(batch, stride, V);
+}
+
+/// True when both operands can be read in 16-byte vectors (what a kernel that stores C element
+/// by element needs: the tensor-core rungs 15-17).
+template <class T>
+inline bool operands_vector_ok(const GemmArgs<T>& g) {
+    return operand_vector_ok(g.A, g.lda, g.batch.strides.a, g.batch) &&
+           operand_vector_ok(g.B, g.ldb, g.batch.strides.b, g.batch);
+}
+
+/// True when the vector paths may be used: both operands (operands_vector_ok) and C too.
 template <class T>
 inline bool vector_ok(const GemmArgs<T>& g) {
-    constexpr int V = kVecWidth<T>;
-    const Batch& b = g.batch;
-    return is_aligned(g.A, 16) && is_aligned(g.B, 16) && is_aligned(g.C, 16) && g.lda % V == 0 &&
-           g.ldb % V == 0 && g.ldc % V == 0 && stride_keeps_alignment(b, b.strides.a, V) &&
-           stride_keeps_alignment(b, b.strides.b, V) && stride_keeps_alignment(b, b.strides.c, V);
+    return operands_vector_ok(g) && operand_vector_ok<T>(g.C, g.ldc, g.batch.strides.c, g.batch);
 }
 
 /// Opts `Kernel` into `bytes` of dynamic shared memory (required above 48 KB), once per device
@@ -401,9 +412,9 @@ void set_max_dynamic_smem(int bytes) {
 /// swapped, BatchStrides) that reads its batch's operands through batch_a / batch_b / batch_c,
 /// and `kSmemBytes`, its dynamic shared memory. Every block-tiled rung (13 onwards) launches
 /// through here, so a rung file holds only its kernel.
+/// `vec`: whether Entry's vector paths may run; by default vector_ok (C included).
 template <class Cfg, template <bool, bool, bool> class Entry, class T>
-void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
-    const bool vec = vector_ok(g);
+void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream, bool vec) {
     for_each_batch_chunk(g, [&](const GemmArgs<T>& chunk) {
         const LaunchGrid tg = make_tile_grid(chunk.m, chunk.n, Cfg::BM, Cfg::BN, chunk.batch.count);
         const auto launch = [&]<bool TA, bool TB, bool Vec>() {
@@ -418,6 +429,11 @@ void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
             else launch.template operator()<TA, TB, false>();
         });
     });
+}
+
+template <class Cfg, template <bool, bool, bool> class Entry, class T>
+void launch_block_tiled(const GemmArgs<T>& g, cudaStream_t stream) {
+    launch_block_tiled<Cfg, Entry>(g, stream, vector_ok(g));
 }
 
 } // namespace gemmlab::detail::tile
