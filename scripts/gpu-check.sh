@@ -7,7 +7,7 @@
 #   scripts/gpu-check.sh [OUTDIR] [STEP...]
 #   STEP: tests verify memcheck racecheck synccheck memcheck-half racecheck-half synccheck-half
 #         bench bench-large bench-tf32 bench-mixed bench-half bench-half-mixed bench-batched
-#         bench-llm bench-llm-cold bench-batched-cold bench-half-mixed-cold sweep
+#         bench-llm bench-llm-cold bench-batched-cold bench-mixed-cold bench-half-mixed-cold sweep
 #         overhead probe tensor-evidence hopper-evidence python blas presets evidence tune accuracy
 #         quantized ozaki
 #         fresh-bench (scripts/check-fresh-bench.sh: `make bench` from a fresh copy, pip's cmake
@@ -24,8 +24,8 @@
 #   cost per call at 1x1x1 beside an empty-kernel launch and cuBLAS, synchronized latency at
 #   16^3..512^3 beside cuBLAS; the summary line counts issue 10's targets met.
 #   bench-large: the fast rungs at 8192^3, f32 and f64. bench-llm: `bench --preset llm`
-#   (LLM_DTYPES, default bf16); bench-llm-cold, bench-batched-cold, bench-half-mixed-cold: those
-#   sets with --cold (the L2 flushed before every sample).
+#   (LLM_DTYPES, default bf16); bench-llm-cold, bench-batched-cold, bench-mixed-cold,
+#   bench-half-mixed-cold: those sets with --cold (the L2 flushed before every sample).
 #   bench-tf32: float at 4096/8192, all four op combinations, with --precision tf32 (cuBLAS runs
 #   FAST_TF32) beside the default-precision rungs. bench-batched: `bench --preset batched` (auto against cuBLAS strided
 #   batched) with geomeans. bench-mixed: the published mixed-shape set (docs/ladder.md) in f64
@@ -218,12 +218,13 @@ for step in "${steps[@]}"; do
         && python3 scripts/geomean.py $out/bench-batched.json"
       summary_lines+=("bench-batched: $(grep -E '^geomean' "$out/bench-batched.log" | tr '\n' ';')")
       ;;
-    bench-llm | bench-llm-cold | bench-batched-cold | bench-half-mixed-cold)
+    bench-llm | bench-llm-cold | bench-batched-cold | bench-mixed-cold | bench-half-mixed-cold)
       # The workload sets with the L2 flushed before every sample (--cold), and the LLM set
       # (docs/workloads.md) warm: auto beside cuBLAS, geometric mean and worst row per type.
       case $step in
         bench-llm | bench-llm-cold) args="--preset llm --dtype ${LLM_DTYPES:-bf16}" ;;
         bench-batched-cold) args="--preset batched" ;;
+        bench-mixed-cold) args="--dtype f64,f32 --kernels cublas,auto --reps 5 --min-time 50 --shapes $MIXED_SHAPES --op $MIXED_OPS" ;;
         bench-half-mixed-cold) args="--dtype bf16,f16 --kernels cublas,auto --reps 5 --min-time 50 --shapes $MIXED_SHAPES --op $MIXED_OPS" ;;
       esac
       [[ $step == *-cold ]] && args+=" --cold"
