@@ -123,10 +123,16 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
             int64_t m0 = -1, n0 = 0; // m0 < 0: none waiting
             int batch = 0;
         } deferred;
+        // C's staging buffer for the next store: with two (Cfg::kStoreBuffers), consecutive
+        // stores alternate, so a store waits only for the one before the last to have left it.
+        uint32_t stores = 0;
+        auto store_buffers = [&] {
+            return Layout::store_buffers(base) + (stores++ % Cfg::kStoreBuffers) * Cfg::kStoreBytes;
+        };
         auto store_deferred = [&] {
             if (deferred.m0 >= 0)
-                Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base),
-                                                    deferred.m0, deferred.n0, wg, deferred.batch);
+                Rung::Epilogue::template store<Cfg>(p, acc, &map_c, store_buffers(), deferred.m0,
+                                                    deferred.n0, wg, deferred.batch);
             deferred.m0 = -1;
         };
         for_each_unit<typename Rung::Schedule>(units, p, [&](const WorkUnit& w) {
@@ -231,8 +237,8 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
                     return;
                 }
             }
-            Rung::Epilogue::template store<Cfg>(p, acc, &map_c, Layout::store_buffers(base), m0,
-                                                n0, wg, w.batch);
+            Rung::Epilogue::template store<Cfg>(p, acc, &map_c, store_buffers(), m0, n0, wg,
+                                                w.batch);
         });
         if constexpr (kDefersEpilogue) store_deferred();
         Rung::Epilogue::template drain<TOut>();

@@ -25,10 +25,13 @@ struct PersistentSchedule {
 /// swizzled so that the eight stores of a matrix hit eight different bank groups), then one
 /// thread stores the buffer by TMA, which clips at the matrix edges. The store runs on while
 /// the warpgroup starts the next tile; the buffer is reused only after the store has read it
-/// (bulk_wait_read).
-template <int BN, class TOut, class Value>
+/// (bulk_wait_read). With Buffers = 2 the caller alternates `buffers` between two stagings
+/// (one store a tile), and a store waits only for the one two stores back.
+template <int BN, class TOut, int Buffers = 1, class Value>
 __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, uint32_t buffers,
                                                int64_t m0, int64_t n0, int wg, int batch) {
+    static_assert(Buffers == 1 || (Buffers == 2 && BN / kStoreCols<BN> == 1),
+                  "alternating buffers need one store a tile");
     static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool leader = threadIdx.x % 128 == 0;
@@ -41,7 +44,7 @@ __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, u
     constexpr int kChunks = BN / kCols;
 #pragma unroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
-        if (leader) bulk_wait_read<0>(); // the previous store has read the buffer
+        if (leader) bulk_wait_read<Buffers - 1>(); // the store that last used it has read it
         named_barrier(1 + wg, 128);
 #pragma unroll
         for (int jp = 0; jp < kCols / 16; ++jp) { // pairs of 8-column groups
@@ -85,8 +88,8 @@ struct TmaStoreEpilogue {
         if constexpr (sizeof(*p.C) == 2) {
             if (p.tma_store) {
                 using TOut = std::remove_pointer_t<decltype(p.C)>;
-                store_tile_tma<Cfg::BN, TOut>([&](int i) { return p.alpha * acc[i]; }, map_c,
-                                              buffers, m0, n0, wg, int(batch));
+                store_tile_tma<Cfg::BN, TOut, Cfg::kStoreBuffers>(
+                    [&](int i) { return p.alpha * acc[i]; }, map_c, buffers, m0, n0, wg, int(batch));
                 return;
             }
         }

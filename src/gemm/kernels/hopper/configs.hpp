@@ -10,17 +10,19 @@ inline constexpr int kWarpgroupWarps = 4;
 
 /// A block of BM x BN outputs (BM / 64 consumer warpgroups of 64 rows each), Stages k tiles of
 /// 128 bytes in flight, Parts tiles per operand and stage (3xTF32: a big and a small part), and
-/// StoreBytes of shared memory for staging C (rung 24's TMA store).
-template <int BM_, int BN_, int Stages_, int Parts_ = 1, int StoreBytes_ = 0>
+/// StoreBuffers buffers of StoreBytes each of shared memory for staging C (rung 24's TMA store;
+/// with two, a tile's C goes to the buffer its block's previous tile did not use).
+template <int BM_, int BN_, int Stages_, int Parts_ = 1, int StoreBytes_ = 0, int StoreBuffers_ = 1>
 struct BlockConfig {
     static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kParts = Parts_;
-    static constexpr int kStoreBytes = StoreBytes_;
+    static constexpr int kStoreBytes = StoreBytes_; // one buffer
+    static constexpr int kStoreBuffers = StoreBuffers_;
     static constexpr int kConsumers = BM / 64; // warpgroups issuing wgmma
     static constexpr int kConsumerWarps = kConsumers * kWarpgroupWarps;
     /// Per stage: Parts x (BM + BN) rows of 128 bytes (A's tiles first, then B's).
     static constexpr int kStageBytes = kParts * (BM + BN) * 128;
     static constexpr int kStoreOffset = kStages * kStageBytes; // a multiple of 1024
-    static constexpr int kBarrierOffset = kStoreOffset + kStoreBytes;
+    static constexpr int kBarrierOffset = kStoreOffset + kStoreBuffers * kStoreBytes;
     /// Stages, C staging, a full and an empty mbarrier per stage, and 1024 bytes to align the
     /// start to the 128-byte swizzle's 1024-byte pattern.
     static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
@@ -33,6 +35,8 @@ struct BlockConfig {
     /// rows of 128 bytes): an MN-major panel is 64 columns wide.
     static constexpr bool kKMajorBOnly = BN % 64 != 0;
     static_assert(kParts == 1 || kParts == 2, "one part, or 3xTF32's big and small parts");
+    static_assert(kStoreBuffers == 1 || (kStoreBuffers == 2 && BN <= 128),
+                  "two C buffers only where a tile is one store (kStoreCols)");
     static_assert(kSmemBytes <= 227 * 1024, "the pipeline must fit in 227 KB of shared memory");
 };
 
@@ -60,12 +64,14 @@ using PersistentConfig = BlockConfig<128, 256, 4, 1, kTmaStoreBytes<128, 256>>; 
 /// tokens): half the columns, so six stages of 32 KB fit beside the C staging.
 using PersistentNarrowConfig = BlockConfig<128, 128, 6, 1, kTmaStoreBytes<128, 128>>;
 /// And for n <= 64 (a prefill of up to 64 tokens against a weight): a quarter of the columns,
-/// eight stages of 24 KB beside a 64-column C staging.
-using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>>;
+/// eight stages of 24 KB beside two 64-column C stagings (a tile's store need not wait for the
+/// previous tile's to have left shared memory).
+using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>, 2>;
 /// For strided batches of products of at most 64 x 64 (attention's small heads): one consumer
 /// warpgroup, and the 16 KB stages so many (13) that a block's loads for the next dozen tiles
 /// are in flight while it multiplies one: such products are a stream of memory, not of math.
-using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>>;
+/// Two C stagings, as the slim config.
+using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>, 2>;
 /// For a decode step of 9-16 tokens against a weight (n <= 16 in the column-major form, the
 /// weight's rows along m): 64 weight rows by 16 tokens (wgmma n16), where a 64-column tile
 /// issues four times the tensor work for the same bytes. A stage is 10 KB, so 16 of them keep
