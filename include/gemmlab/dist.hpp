@@ -276,18 +276,25 @@ struct GemmOptions {
     Schedule schedule = Schedule::Overlapped;
     /// Width of one SUMMA panel step (k per broadcast); 0 picks one (docs/distributed.md).
     int64_t panel_k = 0;
+    /// Width of one chunk of C's columns (B's columns per all-gather) where the grid is one-
+    /// dimensional and k is dealt one block per rank (row-major P x 1, column-major 1 x P: the
+    /// products then run over all of k, docs/distributed.md); 0 picks one.
+    int64_t panel_n = 0;
     /// true: the call returns once its work is done (polling errors and the timeout).
     /// false: it returns after enqueuing; call Communicator::wait(stream) before relying on C.
     bool synchronize = true;
 };
 
-/// C = alpha * op(A) * op(B) + beta * C on distributed operands (SUMMA): A is m x k, B is k x n,
-/// C is m x n, all three on the same grid, local blocks stored in `layout`. The distributions
-/// fit when A and C share block_rows and B and C share block_cols (A's block_cols and B's
-/// block_rows are free: the panels follow both). This version supports op N for both operands
-/// (Status::Unsupported otherwise). Every rank calls it; BLAS semantics (beta == 0 never reads C).
-/// Instantiated for (TA, TC) = (float, float), (double, double), (bf16, bf16), (bf16, float),
-/// (fp16, fp16), (fp16, float); half types accumulate in float across panels and round once.
+/// C = alpha * op(A) * op(B) + beta * C on distributed operands: A is m x k, B is k x n, C is
+/// m x n, all three on the same grid, local blocks stored in `layout`. The distributions fit
+/// when A and C share block_rows and B and C share block_cols (A's block_cols and B's
+/// block_rows are free: the panels follow both). Row-major on a P x 1 grid with B's rows one
+/// block per rank (column-major: 1 x P, A's columns one block per rank), B (A) is all-gathered
+/// by chunks of C's columns (rows) and every local product runs over all of k; otherwise SUMMA
+/// steps over k. This version supports op N for both operands (Status::Unsupported otherwise).
+/// Every rank calls it; BLAS semantics (beta == 0 never reads C). Instantiated for (TA, TC) =
+/// (float, float), (double, double), (bf16, bf16), (bf16, float), (fp16, fp16), (fp16, float);
+/// half types accumulate in float across SUMMA's panels and round once.
 template <class TA, class TC>
 Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> alpha,
             const Matrix<const TA>& A, const Matrix<const TA>& B, scalar_t<TA> beta,

@@ -10,13 +10,16 @@
 // direction, into two slots per operand, so that the broadcasts of step s + 1 run while step s
 // computes; a slot is refilled only after the product that read it (events `freed`). The row
 // and column communicators cap NCCL's blocks (CommOptions::overlap_max_ctas) and the products
-// run a rung that shares the GPU with them (local_gemm.hpp).
+// run a rung that shares the GPU with them (local_gemm.hpp). A one-dimensional grid whose k is
+// dealt one block per rank takes whole-k products on gathered panels instead
+// (gathered_panels.cpp).
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "dist/comm.hpp"
+#include "dist/gathered_panels.hpp"
 #include "dist/kernels.hpp"
 #include "dist/local_gemm.hpp"
 
@@ -97,6 +100,19 @@ Status gemm(Communicator& comm, Layout layout, Op op_a, Op op_b, scalar_t<TA> al
                                                       nullptr, ldb0, beta, C.data, C.ld, local, caller);
                 s != Status::Success)
                 return s;
+        return options.synchronize ? comm.wait(user) : Status::Success;
+    }
+
+    if (detail::gathers_whole_k(layout, g, k, A.dist.block_cols, B.dist.block_rows)) {
+        // Row-major P x 1 as it is; column-major 1 x P as C^T = B^T A^T in row-major.
+        const detail::RowPanels<TA, TC> p =
+            row_major ? detail::RowPanels<TA, TC>{mloc, nloc, k, A.data, A.ld, B.data, B.ld,
+                                                  local_rows(B.dist, k, rank), B.dist.block_rows, C.data, C.ld}
+                      : detail::RowPanels<TA, TC>{nloc, mloc, k, B.data, B.ld, A.data, A.ld,
+                                                  local_cols(A.dist, k, rank), A.dist.block_cols, C.data, C.ld};
+        if (Status s = detail::gemm_gathered_panels<TA, TC>(im, p, alpha, beta, options, dl); s != Status::Success)
+            return s;
+        detail::clear_error();
         return options.synchronize ? comm.wait(user) : Status::Success;
     }
 

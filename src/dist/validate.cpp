@@ -118,6 +118,12 @@ int64_t default_panel_k(int64_t k, const Grid& grid) {
     return std::clamp<int64_t>(w, 256, 16384);
 }
 
+int64_t default_panel_n(int64_t n, int nranks) {
+    const int64_t pieces = 2 * std::max(1, nranks);
+    const int64_t w = ((n + pieces - 1) / pieces + 127) / 128 * 128;
+    return std::clamp<int64_t>(w, std::min<int64_t>(256, std::max<int64_t>(1, n)), std::max<int64_t>(1, n));
+}
+
 Status check_gemm_local(int nranks, int rank, int64_t type_a, int64_t type_c, Layout layout,
                         Op op_a, Op op_b, const Matrix<const void>& A, const Matrix<const void>& B,
                         const Matrix<void>& C, const GemmOptions& options, Fingerprint& fp) {
@@ -148,6 +154,7 @@ Status check_gemm_local(int nranks, int rank, int64_t type_a, int64_t type_c, La
     fp.add(Field::Distribution, "C's block columns", C.dist.block_cols);
     fp.add(Field::Option, "the schedule", static_cast<int64_t>(options.schedule));
     fp.add(Field::Option, "panel_k", options.panel_k);
+    fp.add(Field::Option, "panel_n", options.panel_n);
 
     if (op_a != Op::N || op_b != Op::N) {
         set_error("dist::gemm supports op N for A and B in this version; store the transpose "
@@ -156,6 +163,10 @@ Status check_gemm_local(int nranks, int rank, int64_t type_a, int64_t type_c, La
     }
     if (options.panel_k < 0) {
         set_error("options.panel_k = " + std::to_string(options.panel_k) + " is negative");
+        return local_verdict(fp, Status::InvalidArgument);
+    }
+    if (options.panel_n < 0) {
+        set_error("options.panel_n = " + std::to_string(options.panel_n) + " is negative");
         return local_verdict(fp, Status::InvalidArgument);
     }
     if (Status s = check_matrix("A", A, layout, nranks, rank); s != Status::Success)

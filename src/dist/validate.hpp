@@ -89,4 +89,20 @@ constexpr int64_t panel_end(int64_t k0, int64_t k, int64_t a_block_cols, int64_t
 /// traffic low; two slots still hide each step's broadcast behind the product before it).
 int64_t default_panel_k(int64_t k, const Grid& grid);
 
+/// Whether dist::gemm multiplies over all of k with gathered panels (gathered_panels.cpp)
+/// rather than SUMMA's k steps: a grid of one column in row-major (one row in column-major),
+/// more than one rank, and the operand split over k dealt one block per rank in rank order
+/// (B's block_rows, A's block_cols, times P cover k). The same on every rank once they agreed.
+constexpr bool gathers_whole_k(Layout layout, const Grid& grid, int64_t k, int64_t a_block_cols,
+                               int64_t b_block_rows) {
+    if (grid.size() < 2 || k <= 0) return false;
+    if (layout == Layout::RowMajor) return grid.cols == 1 && b_block_rows * grid.rows >= k;
+    return grid.rows == 1 && a_block_cols * grid.cols >= k;
+}
+
+/// The chunk width of the gathered panels when options.panel_n is 0: about 2 P chunks of n
+/// (the first chunk's gather is the only one nothing hides), a multiple of 128, at least 256,
+/// at most n.
+int64_t default_panel_n(int64_t n, int nranks);
+
 } // namespace gemmlab::dist::detail

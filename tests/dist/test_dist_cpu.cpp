@@ -102,6 +102,29 @@ TEST(DistSumma, PanelStepsNeverCrossABlock) {
     EXPECT_EQ(detail::default_panel_k(1 << 20, Grid{1, 1}), 1 << 20) << "one GPU: one product";
 }
 
+TEST(DistGatheredPanels, OnlyOneDimensionalGridsWithOneBlockOfKPerRank) {
+    // Row-major: a P x 1 grid, B's rows one block per rank (the last may hold fewer).
+    EXPECT_TRUE(detail::gathers_whole_k(Layout::RowMajor, Grid{4, 1}, 409, 17, 103));
+    EXPECT_TRUE(detail::gathers_whole_k(Layout::RowMajor, Grid{2, 1}, 409, 1, 409)) << "all of k on rank 0";
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{4, 1}, 409, 409, 102)) << "a second block wraps around";
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{1, 4}, 409, 103, 409)) << "row-major 1 x P: SUMMA";
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{2, 2}, 409, 205, 205));
+    // Column-major: the transpose, a 1 x P grid with A's columns one block per rank.
+    EXPECT_TRUE(detail::gathers_whole_k(Layout::ColMajor, Grid{1, 4}, 409, 103, 1));
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::ColMajor, Grid{4, 1}, 409, 409, 103)) << "col-major P x 1: SUMMA";
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::ColMajor, Grid{1, 4}, 409, 24, 409)) << "block-cyclic k";
+    // One rank or no k: nothing to gather.
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{1, 1}, 409, 409, 409));
+    EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{2, 1}, 0, 1, 1));
+
+    EXPECT_EQ(detail::default_panel_n(32768, 4), 4096) << "2 P chunks";
+    EXPECT_EQ(detail::default_panel_n(32768, 2), 8192);
+    EXPECT_EQ(detail::default_panel_n(5000, 4), 640) << "a multiple of 128";
+    EXPECT_EQ(detail::default_panel_n(257, 2), 256) << "at least 256";
+    EXPECT_EQ(detail::default_panel_n(100, 2), 100) << "at most n";
+    EXPECT_EQ(detail::default_panel_n(0, 2), 1);
+}
+
 namespace {
 
 struct Call {
@@ -179,6 +202,12 @@ TEST(DistAgreement, OptionMismatchAndPeerErrors) {
     ASSERT_EQ(c0.check(2, 0, fps[0]), Status::Success);
     ASSERT_EQ(c1.check(2, 1, fps[1]), Status::Success);
     for (Status s : agree(fps)) EXPECT_EQ(s, Status::OptionMismatch);
+    c1 = c0;
+    c1.options.panel_n = 512;
+    ASSERT_EQ(c0.check(2, 0, fps[0]), Status::Success);
+    ASSERT_EQ(c1.check(2, 1, fps[1]), Status::Success);
+    for (Status s : agree(fps)) EXPECT_EQ(s, Status::OptionMismatch);
+    EXPECT_NE(std::string(last_error()).find("panel_n"), std::string::npos) << last_error();
 
     // A null A on rank 1 only: rank 1 says why, rank 0 learns that a peer failed.
     ASSERT_EQ(c0.check(2, 0, fps[0]), Status::Success);
@@ -200,6 +229,10 @@ TEST(DistChecks, LocalArguments) {
     Call bad_panel;
     bad_panel.options.panel_k = -1;
     EXPECT_EQ(bad_panel.check(2, 0, fp), Status::InvalidArgument);
+    bad_panel.options.panel_k = 0;
+    bad_panel.options.panel_n = -8;
+    EXPECT_EQ(bad_panel.check(2, 0, fp), Status::InvalidArgument);
+    EXPECT_NE(std::string(last_error()).find("panel_n = -8"), std::string::npos) << last_error();
 
     // Leading dimension below the local block.
     const Distribution d = Distribution::block_2d(100, 80, Grid{2, 1});

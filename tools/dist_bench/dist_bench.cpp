@@ -66,7 +66,8 @@ std::vector<std::string> split(const std::string& s, char sep = ',') {
 
 void usage() {
     std::puts("usage: gemmlab_dist_bench [--case gemm|tp] [--dtype bf16,fp16,f32,f64] [--size N | --m M --n N --k K]\n"
-              "       [--gpus 1,2,4 | all] [--grid RxC] [--dist block|cyclic:MB] [--panel-k W] [--layout row|col]\n"
+              "       [--gpus 1,2,4 | all] [--grid square|rows|cols|RxC] [--dist block|cyclic:MB] [--panel-k W]\n"
+              "       [--panel-n W] [--layout row|col]\n"
               "       [--tokens T --hidden H --mlp F --chunks C] [--reps 5] [--warmup 1] [--timeout 300]\n"
               "       [--schedules overlapped,sequential,comm,compute] [--no-single] [--check-samples 16]");
 }
@@ -179,18 +180,27 @@ struct GemmCase {
     int64_t m, n, k;
     Layout layout;
     std::string dist_kind; // "block" or "cyclic:MB"
-    int64_t panel_k;
+    int64_t panel_k, panel_n;
     int reps, warmup, samples;
     std::vector<dist::Schedule> schedules;
-    dist::Grid grid; // rows == 0: square_grid(P)
+    std::string grid; // square (as near square as P allows), rows (P x 1), cols (1 x P) or RxC
 };
+
+dist::Grid grid_for(const std::string& form, int P) {
+    if (form == "square") return square_grid(P);
+    if (form == "rows") return {P, 1};
+    if (form == "cols") return {1, P};
+    const auto parts = split(form, 'x');
+    if (parts.size() != 2) die("--grid takes square, rows, cols or RxC, not " + form);
+    return {std::atoi(parts[0].c_str()), std::atoi(parts[1].c_str())};
+}
 
 /// One rank of the gemm case: returns nothing; prints per-rank rows, rank 0 the aggregates.
 template <class T>
 void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double single_tflops) {
     const int P = comm.size(), rank = comm.rank();
     CUDA_OK(cudaSetDevice(comm.device()));
-    const dist::Grid g = c.grid.rows > 0 ? c.grid : square_grid(P);
+    const dist::Grid g = grid_for(c.grid, P);
     if (g.size() != P) die("the grid " + std::to_string(g.rows) + "x" + std::to_string(g.cols) + " is not " + std::to_string(P) + " ranks");
     dist::Distribution dc = dist::Distribution::block_2d(c.m, c.n, g);
     int64_t kb_a = std::max<int64_t>(1, (c.k + g.cols - 1) / g.cols), kb_b = std::max<int64_t>(1, (c.k + g.rows - 1) / g.rows);
@@ -226,6 +236,7 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
         o.local.stream = stream;
         o.schedule = sch;
         o.panel_k = c.panel_k;
+        o.panel_n = c.panel_n;
         o.synchronize = false;
         auto call = [&] { return dist::gemm<T, T>(comm, c.layout, Op::N, Op::N, S(1), Ac, Bc, S(0), C, o); };
         for (int w = 0; w < c.warmup; ++w) time_call(team, comm, stream, call);
@@ -248,11 +259,12 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
             print_line(line);
         }
     }
+    const std::string grid_text = " grid=" + std::to_string(g.rows) + "x" + std::to_string(g.cols);
     if (team.printer && agg_ms.count(dist::Schedule::Overlapped) && agg_ms.count(dist::Schedule::CommOnly) &&
         agg_ms.count(dist::Schedule::ComputeOnly)) {
         const double ov = agg_ms[dist::Schedule::Overlapped], co = agg_ms[dist::Schedule::CommOnly],
                      cp = agg_ms[dist::Schedule::ComputeOnly];
-        std::string line = std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) +
+        std::string line = std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) + grid_text +
                            " summary comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
                            " overlapped_ms=" + fmt("%.3f", ov) + " overlapped_over_max=" + fmt("%.3f", ov / std::max(co, cp));
         if (agg_ms.count(dist::Schedule::Sequential))
@@ -266,6 +278,7 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
         dist::GemmOptions o;
         o.local.stream = stream;
         o.panel_k = c.panel_k;
+        o.panel_n = c.panel_n;
         const dist::Status s = dist::gemm<T, T>(comm, c.layout, Op::N, Op::N, S(1), Ac, Bc, S(0), C, o);
         if (s != dist::Status::Success) die(std::string(dist::to_string(s)) + ": " + dist::last_error());
         std::vector<T> host(size_t(std::max<int64_t>(1, row ? mloc * C.ld : nloc * C.ld)));
@@ -275,11 +288,11 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
         const std::vector<double> fails = team.all_values(double(chk.failed));
         double total_fail = 0;
         for (double f : fails) total_fail += f;
-        print_line(std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) +
+        print_line(std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) + grid_text +
                    " rank=" + std::to_string(rank) + " check=" + (chk.failed ? "FAIL" : "pass") + " samples=" +
                    std::to_string(chk.checked) + " worst_over_bound=" + fmt("%.3g", chk.worst_ratio) + " worst=" + chk.worst);
         if (team.printer)
-            print_line(std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) +
+            print_line(std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) + grid_text +
                        " check_all=" + (total_fail == 0 ? "pass" : "FAIL"));
     }
     CUDA_OK(cudaStreamSynchronize(stream));
@@ -437,16 +450,13 @@ void run_type(const Args& args, Team* mpi_team, dist::Communicator* mpi_comm) {
     gc.layout = args.get("layout", "row") == "col" ? Layout::ColMajor : Layout::RowMajor;
     gc.dist_kind = args.get("dist", "block");
     gc.panel_k = args.num("panel-k", 0);
+    gc.panel_n = args.num("panel-n", 0);
     gc.reps = int(args.num("reps", 5));
     gc.warmup = int(args.num("warmup", 1));
     gc.samples = int(args.num("check-samples", 16));
     gc.schedules = schedules;
-    gc.grid = {0, 0};
-    if (args.kv.count("grid")) {
-        const auto parts = split(args.get("grid", ""), 'x');
-        if (parts.size() != 2) die("--grid takes RxC");
-        gc.grid = {std::atoi(parts[0].c_str()), std::atoi(parts[1].c_str())};
-    }
+    gc.grid = args.get("grid", "square");
+    grid_for(gc.grid, 1); // a malformed --grid stops here, before any GPU work
     TpCase tc;
     tc.tokens = args.num("tokens", 8192);
     tc.hidden = args.num("hidden", 8192);
