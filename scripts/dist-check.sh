@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The distributed layer's GPU run (issue 32), on a host with 2 or more GPUs; builds nothing.
 #   scripts/dist-check.sh OUTDIR [STEP...]
-#   STEP: cpu tests faults big scaling tp mpi   (default: all of them, in that order)
+#   STEP: cpu tests faults big scaling summa tp mpi   (default: all of them, in that order)
 #   cpu      test_dist_cpu (index math, checks, agreement; no GPU)
 #   tests    test_dist_gpu without the fault and big tests: dist::gemm on every type, grid,
 #            distribution and layout bitwise against single-GPU gemmlab (integers) and within the
@@ -9,7 +9,9 @@
 #            single-process form
 #   faults   a rank that dies, a rank that aborts: the others fail within their timeout
 #   big      a double product whose operands exceed one GPU, across all GPUs, sampled vs the CPU
-#   scaling  32768^3 BF16 and double: single-GPU gemmlab, then dist::gemm on 2..N GPUs
+#   scaling  32768^3 BF16 and double: single-GPU gemmlab, then dist::gemm on 2..N GPUs, row
+#            panels (a P x 1 grid: whole-k products on gathered panels of B)
+#   summa    32768^3 BF16 on N GPUs on the squarest grid (SUMMA), beside the scaling rows
 #   tp       all-gather+GEMM and GEMM+reduce-scatter, 8192 tokens, hidden 8192, MLP 28672, TP = N
 #   mpi      one row through mpirun -np N gemmlab_dist_bench_mpi (skipped without mpirun)
 # BUILD_DIR (default build/device) holds the build (tests/dist, tools/dist_bench); GPUS (default
@@ -27,7 +29,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/dist-check.sh OUTDIR [STEP...]}
 shift
 steps=("$@")
-((${#steps[@]})) || steps=(cpu tests faults big scaling tp mpi)
+((${#steps[@]})) || steps=(cpu tests faults big scaling summa tp mpi)
 build=${BUILD_DIR:-build/device}
 mkdir -p "$out"
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -67,7 +69,7 @@ export GEMMLAB_DIST_TEST_RANKS=$N
 # step's `timeout -k 10` included); a step is also cut to what is left, and skipped when less
 # than 20 s is.
 budget=${DIST_CHECK_BUDGET:-540}
-declare -A share=([cpu]=20 [tests]=150 [faults]=60 [big]=100 [scaling]=120 [tp]=45 [mpi]=35)
+declare -A share=([cpu]=20 [tests]=130 [faults]=60 [big]=100 [scaling]=120 [summa]=20 [tp]=45 [mpi]=35)
 declare -A result
 run_step() { # name, log, command...
   local name=$1 log=$2
@@ -114,7 +116,11 @@ for step in "${steps[@]}"; do
     scaling)
       need "$bench" && run_step scaling "$out/scaling.log" "$bench" --case gemm \
         --dtype "${SCALING_DTYPES:-bf16,f64}" --size "${SCALING_SIZE:-32768}" --gpus "$gpu_list" \
-        --reps 3 --warmup 1 --check-samples 8 --timeout 60 ;;
+        --grid rows --reps 3 --warmup 1 --check-samples 8 --timeout 60 ;;
+    summa)
+      need "$bench" && run_step summa "$out/summa.log" "$bench" --case gemm --dtype bf16 \
+        --size "${SCALING_SIZE:-32768}" --gpus "$N" --grid square --no-single --reps 3 --warmup 1 \
+        --check-samples 8 --timeout 15 ;;
     tp)
       need "$bench" && run_step tp "$out/tp.log" "$bench" --case tp --dtype "${TP_DTYPES:-bf16}" \
         --tokens 8192 --hidden 8192 --mlp 28672 --gpus "$N" --reps 5 --warmup 2 --timeout 30 ;;
@@ -148,11 +154,11 @@ done
   [[ -f "$out/tests.log" ]] && grep -hE 'cases .* entries compared|tensor parallel:|-> .*(Mismatch|InvalidArgument)' "$out/tests.log" | sort -u | head -12 | sed 's/^/  tests: /'
   [[ -f "$out/faults.log" ]] && grep -hE 'a peer (died|aborted) ->|(dead|aborted) rank:' "$out/faults.log" | sed 's/^/  faults: /'
   [[ -f "$out/big.log" ]] && grep -hE 'GB together|sampled entries|cudaMalloc failed|rank [0-9]+: [A-Za-z]+ after' "$out/big.log" | sed 's/^/  big: /'
-  for f in scaling tp mpi; do
+  for f in scaling summa tp mpi; do
     [[ -f "$out/$f.log" ]] && grep -hE 'dist-bench NCCL|single_gpu_gemmlab|rank=all.*schedule=overlapped|summary|check_all' "$out/$f.log" | sed "s/^/  $f: /"
   done
   # What went wrong, step by step: our errors and NCCL's warnings (the first few of each).
-  for f in cpu tests faults big scaling tp mpi; do
+  for f in cpu tests faults big scaling summa tp mpi; do
     [[ -f "$out/$f.log" ]] || continue
     grep -hE 'NCCL WARN|gemmlab_dist_bench: |rank [0-9]+: .*(Error|Timeout|Aborted|failed|FAIL)|Failure$' "$out/$f.log" |
       grep -vE 'a peer (died|aborted) ->|a later call ->|exiting without|ncclCommAbort on its' | sort | uniq -c | sort -rn |

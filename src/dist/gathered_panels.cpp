@@ -12,11 +12,14 @@
 // chunk j + 1 on a communication stream into the other of two slots while chunk j multiplies
 // (events: a slot is refilled only after the product that read it); the products beside a
 // gather run the rung that shares the GPU with NCCL (local_gemm.hpp), the last one the
-// caller's options. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid.
+// caller's options. Only chunk 0's gather waits with nothing to hide it, so that chunk is
+// narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid.
 
 #include "dist/gathered_panels.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "dist/local_gemm.hpp"
 
@@ -37,8 +40,15 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
     const gemmlab::GemmOptions beside = sched == Schedule::Sequential ? alone : beside_comm<TA>(alone, im->device);
     if (p.cols == 0) return Status::Success;
 
+    // Chunk 0's gather is the one nothing hides: it is narrower than the others (panel_chunks)
+    // and runs on the full communicator, with all the blocks NCCL wants.
     const int64_t pn = std::min(options.panel_n > 0 ? options.panel_n : default_panel_n(p.cols, P), p.cols);
-    const int64_t chunks = (p.cols + pn - 1) / pn;
+    const std::vector<std::pair<int64_t, int64_t>> plan = panel_chunks(p.cols, pn);
+    const int64_t chunks = int64_t(plan.size());
+    auto chunk = [&](int64_t j, int64_t* c0, int64_t* w) {
+        *c0 = plan[size_t(j)].first;
+        *w = plan[size_t(j)].second;
+    };
     // A slot holds P segments of `block` rows (rank order), each row padded to 8 elements so
     // that the products read B with a 16-byte aligned pitch; rows past k are never read.
     const int64_t ld_slot = (pn + 7) / 8 * 8;
@@ -51,9 +61,9 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
             s != Status::Success)
             return s;
 
-    ncclComm_t c = im->comm;
+    ncclComm_t capped = im->comm;
     if (overlapped && do_comm)
-        if (Status s = im->overlap_comm(&c, dl); s != Status::Success) return s;
+        if (Status s = im->overlap_comm(&capped, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(5), im->event(6)}, done = im->event(7);
     if (!done) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
@@ -66,7 +76,8 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
 
     auto gather = [&](int64_t j) -> Status {
         const int i = int(j % 2);
-        const int64_t c0 = j * pn, w = std::min(pn, p.cols - c0);
+        int64_t c0 = 0, w = 0;
+        chunk(j, &c0, &w);
         if (overlapped && do_compute && j >= 2)
             if (Status s = im->cuda(cudaStreamWaitEvent(cs, freed[i], 0), "cudaStreamWaitEvent"); s != Status::Success)
                 return s;
@@ -77,6 +88,7 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
                                     "cudaMemcpy2DAsync (pack this rank's rows of a chunk of B)");
                 s != Status::Success)
                 return s;
+        ncclComm_t c = j == 0 ? im->comm : capped;
         if (Status s = im->nccl(ncclAllGather(mine, slot[i], size_t(p.block * ld_slot), nccl_type<TA>(), c, cs), c,
                                 "ncclAllGather (a chunk of B's columns)", dl);
             s != Status::Success)
@@ -87,7 +99,8 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
 
     auto multiply = [&](int64_t j) -> Status {
         const int i = int(j % 2);
-        const int64_t c0 = j * pn, w = std::min(pn, p.cols - c0);
+        int64_t c0 = 0, w = 0;
+        chunk(j, &c0, &w);
         if (overlapped && do_comm)
             if (Status s = im->cuda(cudaStreamWaitEvent(user, ready[i], 0), "cudaStreamWaitEvent"); s != Status::Success)
                 return s;

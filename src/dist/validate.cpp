@@ -119,9 +119,20 @@ int64_t default_panel_k(int64_t k, const Grid& grid) {
 }
 
 int64_t default_panel_n(int64_t n, int nranks) {
-    const int64_t pieces = 2 * std::max(1, nranks);
+    const int64_t pieces = 4 * std::max(1, nranks);
     const int64_t w = ((n + pieces - 1) / pieces + 127) / 128 * 128;
     return std::clamp<int64_t>(w, std::min<int64_t>(256, std::max<int64_t>(1, n)), std::max<int64_t>(1, n));
+}
+
+std::vector<std::pair<int64_t, int64_t>> panel_chunks(int64_t cols, int64_t panel_n) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    const int64_t first = std::min(panel_n, std::max<int64_t>(128, (panel_n / 4 + 127) / 128 * 128));
+    for (int64_t c0 = 0; c0 < cols;) {
+        const int64_t w = std::min(c0 == 0 ? first : panel_n, cols - c0);
+        out.emplace_back(c0, w);
+        c0 += w;
+    }
+    return out;
 }
 
 Status check_gemm_local(int nranks, int rank, int64_t type_a, int64_t type_c, Layout layout,

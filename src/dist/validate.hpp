@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gemmlab/dist.hpp"
 
@@ -100,9 +102,15 @@ constexpr bool gathers_whole_k(Layout layout, const Grid& grid, int64_t k, int64
     return grid.rows == 1 && a_block_cols * grid.cols >= k;
 }
 
-/// The chunk width of the gathered panels when options.panel_n is 0: about 2 P chunks of n
-/// (the first chunk's gather is the only one nothing hides), a multiple of 128, at least 256,
-/// at most n.
+/// The chunk width of the gathered panels when options.panel_n is 0: about 4 P chunks of n (a
+/// multiple of 128, at least 256, at most n): narrow enough that the gathers run well ahead of
+/// the products, wide enough that each product fills the GPU.
 int64_t default_panel_n(int64_t n, int nranks);
+
+/// The chunks [c0, c0 + width) of C's `cols` columns that the gathered panels multiply, for a
+/// chunk width `panel_n` (1 <= panel_n <= cols): chunk 0, whose gather nothing hides, a quarter
+/// as wide (a multiple of 128, at least 128, at most panel_n), then panel_n each, the last what
+/// is left.
+std::vector<std::pair<int64_t, int64_t>> panel_chunks(int64_t cols, int64_t panel_n);
 
 } // namespace gemmlab::dist::detail

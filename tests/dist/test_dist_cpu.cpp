@@ -117,12 +117,33 @@ TEST(DistGatheredPanels, OnlyOneDimensionalGridsWithOneBlockOfKPerRank) {
     EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{1, 1}, 409, 409, 409));
     EXPECT_FALSE(detail::gathers_whole_k(Layout::RowMajor, Grid{2, 1}, 0, 1, 1));
 
-    EXPECT_EQ(detail::default_panel_n(32768, 4), 4096) << "2 P chunks";
-    EXPECT_EQ(detail::default_panel_n(32768, 2), 8192);
-    EXPECT_EQ(detail::default_panel_n(5000, 4), 640) << "a multiple of 128";
+    EXPECT_EQ(detail::default_panel_n(32768, 4), 2048) << "4 P chunks";
+    EXPECT_EQ(detail::default_panel_n(32768, 2), 4096);
+    EXPECT_EQ(detail::default_panel_n(5000, 2), 640) << "a multiple of 128";
     EXPECT_EQ(detail::default_panel_n(257, 2), 256) << "at least 256";
     EXPECT_EQ(detail::default_panel_n(100, 2), 100) << "at most n";
     EXPECT_EQ(detail::default_panel_n(0, 2), 1);
+
+    using Chunks = std::vector<std::pair<int64_t, int64_t>>;
+    const Chunks wide = detail::panel_chunks(32768, 2048);
+    EXPECT_EQ(wide.front().second, 512) << "a narrow first chunk";
+    EXPECT_EQ(wide.back(), std::make_pair(int64_t(512 + 15 * 2048), int64_t(1536))) << "the last what is left";
+    EXPECT_EQ(wide.size(), 17u);
+    EXPECT_EQ(detail::panel_chunks(257, 96), (Chunks{{0, 96}, {96, 96}, {192, 65}})) << "first at most panel_n";
+    EXPECT_EQ(detail::panel_chunks(1000, 256), (Chunks{{0, 128}, {128, 256}, {384, 256}, {640, 256}, {896, 104}}));
+    EXPECT_EQ(detail::panel_chunks(100, 100), (Chunks{{0, 100}}));
+    for (int64_t cols : {1, 7, 300, 4097})
+        for (int64_t pn : {1, 33, 128, 1000}) {
+            if (pn > cols) continue;
+            int64_t next = 0;
+            for (auto [c0, w] : detail::panel_chunks(cols, pn)) {
+                ASSERT_EQ(c0, next);
+                ASSERT_GE(w, 1);
+                ASSERT_LE(w, pn);
+                next = c0 + w;
+            }
+            ASSERT_EQ(next, cols) << "the chunks cover the columns once";
+        }
 }
 
 namespace {

@@ -67,7 +67,7 @@ std::vector<std::string> split(const std::string& s, char sep = ',') {
 void usage() {
     std::puts("usage: gemmlab_dist_bench [--case gemm|tp] [--dtype bf16,fp16,f32,f64] [--size N | --m M --n N --k K]\n"
               "       [--gpus 1,2,4 | all] [--grid square|rows|cols|RxC] [--dist block|cyclic:MB] [--panel-k W]\n"
-              "       [--panel-n W] [--layout row|col]\n"
+              "       [--panel-n W] [--layout row|col] [--kernel auto|NAME]\n"
               "       [--tokens T --hidden H --mlp F --chunks C] [--reps 5] [--warmup 1] [--timeout 300]\n"
               "       [--schedules overlapped,sequential,comm,compute] [--no-single] [--check-samples 16]");
 }
@@ -183,8 +183,12 @@ struct GemmCase {
     int64_t panel_k, panel_n;
     int reps, warmup, samples;
     std::vector<dist::Schedule> schedules;
+    std::string kernel; // the local products' and the single-GPU row's gemmlab kernel
     std::string grid; // square (as near square as P allows), rows (P x 1), cols (1 x P) or RxC
 };
+
+/// " kernel=NAME" where the bench names the local products' kernel, "" for auto.
+std::string kernel_text(const GemmCase& c) { return c.kernel == "auto" ? "" : " kernel=" + c.kernel; }
 
 dist::Grid grid_for(const std::string& form, int P) {
     if (form == "square") return square_grid(P);
@@ -234,6 +238,7 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
     for (dist::Schedule sch : c.schedules) {
         dist::GemmOptions o;
         o.local.stream = stream;
+        o.local.kernel = c.kernel;
         o.schedule = sch;
         o.panel_k = c.panel_k;
         o.panel_n = c.panel_n;
@@ -248,7 +253,8 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
         agg_ms[sch] = slowest;
         std::string base = std::string("dist-bench case=gemm dtype=") + type_name<T>() + " m=" + std::to_string(c.m) +
                            " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) + " gpus=" + std::to_string(P) +
-                           " grid=" + std::to_string(g.rows) + "x" + std::to_string(g.cols) + " schedule=" + schedule_name(sch);
+                           " grid=" + std::to_string(g.rows) + "x" + std::to_string(g.cols) + kernel_text(c) +
+                           " schedule=" + schedule_name(sch);
         print_line(base + " rank=" + std::to_string(rank) + " device=" + std::to_string(comm.device()) +
                    " ms=" + fmt("%.3f", mine) + " tflops=" + fmt("%.1f", rank_flops / (mine * 1e-3) / 1e12));
         if (team.printer) {
@@ -277,6 +283,7 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
     if (c.samples > 0) {
         dist::GemmOptions o;
         o.local.stream = stream;
+        o.local.kernel = c.kernel;
         o.panel_k = c.panel_k;
         o.panel_n = c.panel_n;
         const dist::Status s = dist::gemm<T, T>(comm, c.layout, Op::N, Op::N, S(1), Ac, Bc, S(0), C, o);
@@ -320,6 +327,7 @@ double single_gpu_tflops(int device, const GemmCase& c) {
     CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     gemmlab::GemmOptions o;
     o.stream = st;
+    o.kernel = c.kernel;
     using S = dist::scalar_t<T>;
     cudaEvent_t a, b;
     CUDA_OK(cudaEventCreate(&a));
@@ -339,8 +347,8 @@ double single_gpu_tflops(int device, const GemmCase& c) {
     const double ms = median(t);
     const double tf = 2.0 * double(c.m) * double(c.n) * double(c.k) / (ms * 1e-3) / 1e12;
     print_line(std::string("dist-bench case=gemm dtype=") + type_name<T>() + " m=" + std::to_string(c.m) + " n=" +
-               std::to_string(c.n) + " k=" + std::to_string(c.k) + " gpus=1 single_gpu_gemmlab device=" +
-               std::to_string(device) + " ms=" + fmt("%.3f", ms) + " tflops=" + fmt("%.1f", tf));
+               std::to_string(c.n) + " k=" + std::to_string(c.k) + " gpus=1 single_gpu_gemmlab" + kernel_text(c) +
+               " device=" + std::to_string(device) + " ms=" + fmt("%.3f", ms) + " tflops=" + fmt("%.1f", tf));
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     cudaStreamDestroy(st);
@@ -455,6 +463,7 @@ void run_type(const Args& args, Team* mpi_team, dist::Communicator* mpi_comm) {
     gc.warmup = int(args.num("warmup", 1));
     gc.samples = int(args.num("check-samples", 16));
     gc.schedules = schedules;
+    gc.kernel = args.get("kernel", "auto");
     gc.grid = args.get("grid", "square");
     grid_for(gc.grid, 1); // a malformed --grid stops here, before any GPU work
     TpCase tc;
