@@ -69,7 +69,7 @@ export GEMMLAB_DIST_TEST_RANKS=$N
 # step's `timeout -k 10` included); a step is also cut to what is left, and skipped when less
 # than 20 s is.
 budget=${DIST_CHECK_BUDGET:-540}
-declare -A share=([cpu]=20 [tests]=130 [faults]=60 [big]=100 [scaling]=120 [summa]=20 [tp]=45 [mpi]=35)
+declare -A share=([cpu]=20 [tests]=120 [faults]=60 [big]=100 [scaling]=120 [summa]=30 [tp]=45 [mpi]=35)
 declare -A result
 run_step() { # name, log, command...
   local name=$1 log=$2
