@@ -373,22 +373,11 @@ struct Entry {
 template <class Cfg, class Math>
 bool launch_repitched(const GemmArgs<typename Math::Element>& g, cudaStream_t stream) {
     using T = typename Math::Element;
-    const repitch::Operand<T> a = repitch::stored_a(g), b = repitch::stored_b(g);
-    const bool copy_a = !tile::operand_vector_ok(g.A, g.lda, g.batch.strides.a, g.batch);
-    const bool copy_b = !tile::operand_vector_ok(g.B, g.ldb, g.batch.strides.b, g.batch);
-    const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(T) + 255) / 256 * 256 : 0;
-    const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(T) : 0;
-    Workspace ws(a_bytes + b_bytes, stream);
-    if (!ws.data()) return false;
-    T* a_copy = static_cast<T*>(ws.data());
-    T* b_copy = reinterpret_cast<T*>(static_cast<char*>(ws.data()) + a_bytes);
-    GemmArgs<T> r = g;
-    if (copy_a) r.A = a_copy, r.lda = repitch::copy_ld<T>(a.rows), r.batch.strides.a = repitch::copy_stride(a);
-    if (copy_b) r.B = b_copy, r.ldb = repitch::copy_ld<T>(b.rows), r.batch.strides.b = repitch::copy_stride(b);
-    if (copy_a) repitch::enqueue_copy(a, a_copy, stream);
-    if (copy_b) repitch::enqueue_copy(b, b_copy, stream);
-    tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(r, stream, /*vec=*/true);
-    return true; // ws is freed on the stream after the kernel
+    return repitch::launch_on_copies(
+        g, stream,
+        [&](const repitch::Operand<T>& x) { return !tile::operand_vector_ok(x.data, x.ld, x.stride, g.batch); },
+        [](const GemmArgs<T>&) { return true; },
+        [&](const GemmArgs<T>& r) { tile::launch_block_tiled<Cfg, Entry<Cfg, Math>::template Of>(r, stream, /*vec=*/true); });
 }
 
 /// Launches the tensor-core GEMM with tile configuration Cfg and arithmetic Math (a batch on

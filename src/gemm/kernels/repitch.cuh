@@ -18,6 +18,7 @@
 #include "gemm/device_caps.hpp"
 #include "gemm/kernels/common.cuh"
 #include "gemm/problem.hpp"
+#include "gemm/workspace.hpp"
 
 namespace gemmlab::detail::repitch {
 
@@ -107,6 +108,30 @@ auto stored_b(const Args& g) {
     const bool shared = g.batch.count == 1 || g.batch.strides.b == 0;
     return Operand<T>{g.B, g.ldb, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, g.batch.strides.b,
                       shared ? 1 : g.batch.count};
+}
+
+/// Runs launch(r) on copies of the operands of g that needs_copy(stored operand) names, both in
+/// one workspace, where r is g pointing at the copies. False, having enqueued nothing, where the
+/// workspace cannot be had or usable(r) turns the copies down.
+template <class Args, class NeedsCopy, class Usable, class Launch>
+bool launch_on_copies(const Args& g, cudaStream_t stream, NeedsCopy needs_copy, Usable usable, Launch launch) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(g.A)>>;
+    const Operand<T> a = stored_a(g), b = stored_b(g);
+    const bool copy_a = needs_copy(a), copy_b = needs_copy(b);
+    const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(T) + 255) / 256 * 256 : 0;
+    const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(T) : 0;
+    Workspace ws(a_bytes + b_bytes, stream);
+    if (!ws.data()) return false;
+    T* a_copy = static_cast<T*>(ws.data());
+    T* b_copy = reinterpret_cast<T*>(static_cast<char*>(ws.data()) + a_bytes);
+    Args r = g;
+    if (copy_a) r.A = a_copy, r.lda = copy_ld<T>(a.rows), r.batch.strides.a = copy_stride(a);
+    if (copy_b) r.B = b_copy, r.ldb = copy_ld<T>(b.rows), r.batch.strides.b = copy_stride(b);
+    if (!usable(r)) return false;
+    if (copy_a) enqueue_copy(a, a_copy, stream);
+    if (copy_b) enqueue_copy(b, b_copy, stream);
+    launch(r);
+    return true; // ws is freed on the stream after the launch's kernels
 }
 
 } // namespace gemmlab::detail::repitch

@@ -298,22 +298,10 @@ void launch_half(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits =
 /// dimension past TMA's coordinates) or the workspace cannot be had.
 template <class Rung, class TIn, class TOut>
 bool launch_repitched(const HalfArgs<TIn, TOut>& g, cudaStream_t stream, int splits) {
-    const Operand<TIn> a = stored_a(g), b = stored_b(g);
-    const bool copy_a = !stored_readable(a), copy_b = !stored_readable(b);
-    const size_t a_bytes = copy_a ? (a.copy_elements() * sizeof(TIn) + 255) / 256 * 256 : 0;
-    const size_t b_bytes = copy_b ? b.copy_elements() * sizeof(TIn) : 0;
-    Workspace ws(a_bytes + b_bytes, stream);
-    if (!ws.data()) return false;
-    TIn* a_copy = static_cast<TIn*>(ws.data());
-    TIn* b_copy = reinterpret_cast<TIn*>(static_cast<char*>(ws.data()) + a_bytes);
-    HalfArgs<TIn, TOut> r = g;
-    if (copy_a) r.A = a_copy, r.lda = repitch::copy_ld<TIn>(a.rows), r.batch.strides.a = repitch::copy_stride(a);
-    if (copy_b) r.B = b_copy, r.ldb = repitch::copy_ld<TIn>(b.rows), r.batch.strides.b = repitch::copy_stride(b);
-    if (!feedable(r)) return false;
-    if (copy_a) repitch::enqueue_copy(a, a_copy, stream);
-    if (copy_b) repitch::enqueue_copy(b, b_copy, stream);
-    launch_half<Rung>(r, stream, splits);
-    return true; // ws is freed on the stream after the kernel
+    return repitch::launch_on_copies(
+        g, stream, [](const Operand<TIn>& x) { return !stored_readable(x); },
+        [](const HalfArgs<TIn, TOut>& r) { return feedable(r); },
+        [&](const HalfArgs<TIn, TOut>& r) { launch_half<Rung>(r, stream, splits); });
 }
 
 /// A 16-bit rung's launcher: Rung's kernel on TMA maps of the caller's operands where TMA can
