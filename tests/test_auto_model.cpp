@@ -4,6 +4,7 @@
 // the device inputs that remove candidates elsewhere (shared memory, compute capability, sm_90a),
 // and the precision rules, which nothing may relax.
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -290,9 +291,10 @@ TEST(AutoModel, TinyProductsGoToRung27) {
 }
 
 // Large double products go to rung 31 (INT8 emulation) where its modelled time is at most a
-// DGEMM's, k >= 4096 and its workspace fits in an eighth of the device's memory: 8192^3 and
-// 4096^3 on an 80 GB part, not 16384^3 (14.5 GB of workspace) there but on a 141 GB one; never
-// k < 4096, float, a batch, or a device without sm_90a.
+// DGEMM's and k >= 4096, whole where the workspace fits in an eighth of the device's memory and
+// in blocks of C where it does not: 16384^3 (14.5 GB of workspace) whole on a 141 GB part and in
+// blocks on an 80 GB one, 32768^3 (58 GB) in blocks; never k < 4096, float, a batch, a device
+// without sm_90a, or one whose memory is unknown (no block fits).
 TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
     const auto choice = [](DataType t, int64_t m, int64_t n, int64_t k, const DeviceCaps& caps,
                            int64_t batches = 1) {
@@ -302,8 +304,9 @@ TEST(AutoModel, LargeDoubleProductsGoToTheInt8Emulation) {
     large.memory_bytes = size_t(141) << 30;
     EXPECT_EQ(choice(DataType::F64, 8192, 8192, 8192, h100()), "int8_emulation");
     EXPECT_EQ(choice(DataType::F64, 8192, 8192, 16384, h100()), "int8_emulation");
-    EXPECT_NE(choice(DataType::F64, 16384, 16384, 16384, h100()), "int8_emulation");
+    EXPECT_EQ(choice(DataType::F64, 16384, 16384, 16384, h100()), "int8_emulation");
     EXPECT_EQ(choice(DataType::F64, 16384, 16384, 16384, large), "int8_emulation");
+    EXPECT_EQ(choice(DataType::F64, 32768, 32768, 32768, large), "int8_emulation");
     EXPECT_EQ(choice(DataType::F64, 4096, 4096, 4096, h100()), "int8_emulation");
     // Both sides of the line, as measured on an H200 (docs/auto.md): 1.12x, 1.16x and 1.02x
     // cuBLAS there, 0.96x and 0.93x here.
@@ -546,3 +549,30 @@ TEST(AutoModel, OptionsFollowThePrecisionRulesAndTheSplitLimit) {
 }
 
 } // namespace
+
+// Rung 31's cut of C (int8_emulation_blocks): the whole product where it fits the budget;
+// otherwise blocks whose workspace fits, their sides multiples of 128 (or the whole side); none
+// where not even a 1/64 x 1/64 block fits. Of the cuts that fit, the one that splits least.
+TEST(Int8EmulationBlocks, BlocksOfCFitTheBudget) {
+    const auto ws = [](int64_t m, int64_t n, int64_t k) { return gemmlab::detail::int8_emulation_workspace_bytes(true, m, n, k); };
+    const gemmlab::detail::EmulationBlocks whole = gemmlab::detail::int8_emulation_blocks(true, 8192, 8192, 8192, 0, ws(8192, 8192, 8192));
+    EXPECT_EQ(whole.rows, 8192);
+    EXPECT_EQ(whole.cols, 8192);
+    for (const size_t budget : {size_t(141) << 27, size_t(80) << 27, size_t(4) << 30}) // 1/8 of 141 and 80 GB, 4 GB
+        for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{32768, 32768, 32768},
+                                      {24576, 24576, 24576}, {16384, 16384, 16384}, {1000, 50000, 8192},
+                                      {20001, 3001, 40000}}) {
+            const gemmlab::detail::EmulationBlocks b = gemmlab::detail::int8_emulation_blocks(true, m, n, k, 0, budget);
+            ASSERT_GT(b.rows, 0) << m << "x" << n << "x" << k;
+            EXPECT_LE(ws(b.rows, b.cols, k), budget) << m << "x" << n << "x" << k;
+            EXPECT_TRUE(b.rows == m || b.rows % 128 == 0) << b.rows;
+            EXPECT_TRUE(b.cols == n || b.cols % 128 == 0) << b.cols;
+            EXPECT_LE(b.rows, m);
+            EXPECT_LE(b.cols, n);
+            // No coarser cut along either side fits.
+            if (b.rows < m) EXPECT_TRUE(ws(std::min(m, 2 * b.rows), b.cols, k) > budget || b.cols < n);
+            if (ws(m, n, k) <= budget) EXPECT_EQ(b.rows * b.cols, m * n);
+        }
+    EXPECT_EQ(gemmlab::detail::int8_emulation_blocks(true, 32768, 32768, 32768, 0, 0).rows, 0) << "nothing fits 0 bytes";
+    EXPECT_EQ(gemmlab::detail::int8_emulation_blocks(true, 32768, 32768, 32768, 0, 1 << 20).rows, 0);
+}

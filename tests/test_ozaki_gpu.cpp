@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -303,6 +304,70 @@ TYPED_TEST(Int8EmulationLauncher, Int8EmulationPrecisionRunsTheRungUnderAuto) {
 // emulation_moduli (read by the rung named or under Int8Emulation) does not lower the result
 // below the type's bound. 2048 x 2048 x 16384 in double is a shape auto emulates (docs/auto.md);
 // its result is bit for bit the named rung's with the automatic count, not with 6 moduli.
+/// C from launch_int8_emulation on op(A) (m x k) and op(B) (k x n) stored column-major as the
+/// ops say, beta C0 read; A and B U[-1, 1) from `seed`, with an Inf in A and a NaN in B where
+/// `specials` (their rows and columns take the native path).
+template <class T>
+std::vector<T> emulated(int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool specials, uint64_t seed,
+                        size_t budget) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<T> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
+    for (T& x : a) x = T(u(rng));
+    for (T& x : b) x = T(u(rng));
+    for (T& x : c) x = T(u(rng));
+    if (specials) {
+        a[7] = T(INFINITY);
+        b[size_t(b.size() / 2)] = T(NAN);
+    }
+    DeviceBuffer<T> da(a.size()), db(b.size()), dc(c.size());
+    da.copy_from_host(a.data(), a.size());
+    db.copy_from_host(b.data(), b.size());
+    dc.copy_from_host(c.data(), c.size());
+    detail::GemmArgs<T> g{{m, n, k, T(1.5), da.get(), ta ? k : m, ta, db.get(), tb ? n : k, tb, T(-0.5), dc.get(), m},
+                          {}};
+    detail::Int8EmulationOptions o;
+    o.workspace_budget = budget;
+    detail::launch_int8_emulation<T>(g, nullptr, o);
+    GEMMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    dc.copy_to_host(c.data(), c.size());
+    return c;
+}
+
+// A product whose workspace passes the budget runs in blocks of C, each a product of its own
+// (int8_emulation_blocks): every row of op(A) and column of op(B) is scaled over all of k as in
+// the whole product, so the result has the whole product's bits, NaN and Inf included.
+template <class T>
+void blocks_match_whole() {
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    const int64_t m = 300, n = 520, k = 4100;
+    const size_t budget = detail::int8_emulation_workspace_bytes(kDouble, 128, 256, k);
+    const detail::EmulationBlocks cut = detail::int8_emulation_blocks(kDouble, m, n, k, 0, budget);
+    ASSERT_GT(cut.rows, 0);
+    ASSERT_LT(cut.rows * cut.cols, m * n) << "the budget must cut this product";
+    const detail::EmulationBlocks whole = detail::int8_emulation_blocks(kDouble, m, n, k, 0, size_t(1) << 40);
+    EXPECT_EQ(whole.rows, m);
+    EXPECT_EQ(whole.cols, n);
+    uint64_t seed = 31700;
+    for (auto [oa, ob] : kOps)
+        for (bool specials : {false, true}) {
+            const bool ta = oa == Op::T, tb = ob == Op::T;
+            const std::vector<T> one = emulated<T>(m, n, k, ta, tb, specials, seed, size_t(1) << 40);
+            const std::vector<T> cut_c = emulated<T>(m, n, k, ta, tb, specials, seed, budget);
+            ++seed;
+            int64_t differ = 0;
+            for (size_t i = 0; i < one.size(); ++i) differ += std::memcmp(&one[i], &cut_c[i], sizeof(T)) != 0;
+            EXPECT_EQ(differ, 0) << (kDouble ? "double" : "float") << " op " << ta << tb << " specials " << specials
+                                 << ": blocks of " << cut.rows << " x " << cut.cols;
+        }
+}
+
+TEST(Int8EmulationBlocks, BlocksOfCGiveTheWholeProductsBits) {
+    REQUIRE_RUNG_31();
+    blocks_match_whole<double>();
+    blocks_match_whole<float>();
+}
+
 TEST(Int8EmulationUnderAuto, DefaultPrecisionIgnoresACallersModulusCount) {
     REQUIRE_RUNG_31();
     const Product<double> p = uniform<double>(2048, 2048, 16384, 8);

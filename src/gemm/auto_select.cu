@@ -984,7 +984,8 @@ constexpr const char* kSkinnyTileName = "persistent 64x16x64 ws";
 /// DGEMM's time: the DMMA rung auto would run instead took 1.03x-1.11x of it where auto kept
 /// it, so rung 31 is ahead there by more than the fit's error. Also k is at least
 /// kEmulationMinK (below it, the median error on wide-range inputs measured up to 2.3x DGEMM's:
-/// docs/precision.md) and the workspace fits in what the pool keeps (workspace.hpp).
+/// docs/precision.md) and the workspace fits in what the pool keeps (workspace.hpp), whole or in
+/// blocks of C (int8_emulation_blocks).
 constexpr double kInt8GemmShare = 0.0335, kSplitShare = 305, kReconstructShare = 1028;
 constexpr double kFixedShare = 1.91e9;
 constexpr double kEmulationShare = 1.0;
@@ -997,11 +998,18 @@ bool emulation_asked(const Problem& p, const DeviceCaps& caps) {
            (p.type == DataType::F32 || p.type == DataType::F64) && caps.sm90a;
 }
 
+/// The blocks of C rung 31 runs `p` in at the automatic count: the whole product where its
+/// workspace fits what the pool keeps, else blocks whose workspace does (rows 0: none).
+EmulationBlocks emulation_blocks(const Problem& p, const DeviceCaps& caps) {
+    return int8_emulation_blocks(true, p.m, p.n, p.k, 0, caps.memory_bytes / kWorkspaceKeepShare);
+}
+
 /// Whether auto may run rung 31 on `p` at the default precision, speed aside: one double
-/// product on sm_90a, k at least kEmulationMinK, a workspace the pool keeps.
+/// product on sm_90a, k at least kEmulationMinK, a cut of C whose blocks' workspace the pool
+/// keeps.
 bool emulation_admitted(const Problem& p, const DeviceCaps& caps) {
     return p.type == DataType::F64 && p.batch.count == 1 && caps.sm90a && p.k >= kEmulationMinK &&
-           int8_emulation_workspace_bytes(true, p.m, p.n, p.k) <= caps.memory_bytes / kWorkspaceKeepShare;
+           emulation_blocks(p, caps).rows > 0;
 }
 
 /// Rung 31's modelled time on `p` as a share of a DGEMM's: its passes alone, and in all.
@@ -1009,7 +1017,11 @@ double emulation_passes_share(const Problem& p) {
     const double m = double(p.m), n = double(p.n), k = double(p.k);
     return kSplitShare * (m + n) / (m * n) + kReconstructShare / k + kFixedShare / (m * n * k);
 }
-double emulation_share(const Problem& p) {
+/// In blocks of C (emulation_blocks), every block is a product of its own: the share of one
+/// block against a DGEMM of the block is the whole call's against a DGEMM of the whole.
+double emulation_share(const Problem& whole, const DeviceCaps& caps) {
+    Problem p = whole;
+    if (const EmulationBlocks b = emulation_blocks(whole, caps); b.rows > 0) p.m = b.rows, p.n = b.cols;
     // + the magnitude GEMM, over at most magnitude_blocks(double) blocks of k
     const double sampled = double(ozaki::magnitude_blocks(true) * ozaki::kMagnitudeBlock);
     const double gemms = ozaki::plan_for(true, p.k, 0).moduli + std::min(1.0, sampled / double(p.k));
@@ -1017,7 +1029,7 @@ double emulation_share(const Problem& p) {
 }
 
 bool goes_to_emulation(const Problem& p, const DeviceCaps& caps) {
-    return emulation_admitted(p, caps) && emulation_share(p) <= kEmulationShare;
+    return emulation_admitted(p, caps) && emulation_share(p, caps) <= kEmulationShare;
 }
 
 /// The tune table's pick of rung 31 for `p`'s class (`gemmlab tune` timed it faster there); the
@@ -1080,7 +1092,7 @@ std::vector<AutoOption> auto_options(const Problem& p, const DeviceCaps& caps) {
     if (p.precision == Precision::Default && emulation_admitted(p, caps) && !out.empty()) {
         double fastest = out.front().model_ns;
         for (const AutoOption& o : out) fastest = std::min(fastest, o.model_ns);
-        out.push_back({kTunedEmulation, "int8_emulation", 1, emulation_share(p) * fastest});
+        out.push_back({kTunedEmulation, "int8_emulation", 1, emulation_share(p, caps) * fastest});
     }
     return out;
 }

@@ -35,6 +35,7 @@
 // around them.
 // Measured: docs/ladder.md.
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -149,11 +150,9 @@ void launch_native(const GemmArgs<T>& g, cudaStream_t stream) {
     else launch_async_pipeline<float>(g, stream);
 }
 
-} // namespace
-
+/// One product (or one block of C: launch_int8_emulation) on the emulation.
 template <class T>
-void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
-                           const Int8EmulationOptions& options) {
+void emulate(const GemmArgs<T>& g, cudaStream_t stream, const Int8EmulationOptions& options) {
     constexpr bool kDouble = std::is_same_v<T, double>;
     const ozaki::Plan plan = ozaki::plan_for(kDouble, g.k, options.moduli);
     const int count = plan.moduli;
@@ -239,6 +238,54 @@ void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
     ozaki::native_kernel<T><<<native_grid, ozaki::kThreads, 0, stream>>>(g, b.sums, s.ld, b.native);
     GEMMLAB_CHECK_LAUNCH();
 } // ws is freed on the stream after the last kernel
+
+/// Block i of `extent` elements along a side of `total`.
+int64_t block_extent(int64_t total, int64_t blocks) {
+    return std::min(total, ceil_div(ceil_div(total, blocks), int64_t(128)) * 128);
+}
+
+} // namespace
+
+size_t int8_emulation_budget() {
+    return current_device_caps().memory_bytes / kWorkspaceKeepShare;
+}
+
+EmulationBlocks int8_emulation_blocks(bool is_double, int64_t m, int64_t n, int64_t k, int moduli,
+                                      size_t budget) {
+    const int count = ozaki::plan_for(is_double, k, moduli).moduli;
+    EmulationBlocks best;
+    double best_cost = 0;
+    for (int64_t mb = 1; mb <= 64; mb *= 2)
+        for (int64_t nb = 1; nb <= 64; nb *= 2) {
+            const int64_t rows = block_extent(m, mb), cols = block_extent(n, nb);
+            if (workspace_bytes(sizes_for(is_double, count, rows, cols, k)) > budget) continue;
+            // Each block splits its rows of op(A) and its columns of op(B) over all of k.
+            const double cost = double(ceil_div(n, cols)) * double(m) + double(ceil_div(m, rows)) * double(n);
+            if (best.rows == 0 || cost < best_cost) best = {rows, cols}, best_cost = cost;
+        }
+    return best;
+}
+
+/// Rung 31: the product whole where its workspace fits the budget, else block by block of C
+/// (int8_emulation_blocks), else (not even a 1/64 x 1/64 block fits) the native path.
+template <class T>
+void launch_int8_emulation(const GemmArgs<T>& g, cudaStream_t stream,
+                           const Int8EmulationOptions& options) {
+    constexpr bool kDouble = std::is_same_v<T, double>;
+    const size_t budget = options.workspace_budget ? options.workspace_budget : int8_emulation_budget();
+    const EmulationBlocks b = int8_emulation_blocks(kDouble, g.m, g.n, g.k, options.moduli, budget);
+    if (b.rows == 0) return launch_native(g, stream);
+    for (int64_t i0 = 0; i0 < g.m; i0 += b.rows)
+        for (int64_t j0 = 0; j0 < g.n; j0 += b.cols) {
+            GemmArgs<T> piece = g;
+            piece.m = std::min(b.rows, g.m - i0);
+            piece.n = std::min(b.cols, g.n - j0);
+            piece.A = g.A + (g.trans_a ? i0 * g.lda : i0);
+            piece.B = g.B + (g.trans_b ? j0 : j0 * g.ldb);
+            piece.C = g.C + i0 + j0 * g.ldc;
+            emulate(piece, stream, options);
+        }
+}
 
 void launch_int8_emulation_call(const Problem& p, cudaStream_t stream) {
     const Int8EmulationOptions options = int8_emulation_options(p.emulation_moduli);

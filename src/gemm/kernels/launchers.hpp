@@ -39,6 +39,9 @@ enum class EmulationFallback {
 struct Int8EmulationOptions {
     int moduli = 0; ///< INT8 GEMMs per k chunk, 1..20; 0: the fewest that meet T's precision
     EmulationFallback fallback = EmulationFallback::OutsideBound;
+    /// Most workspace one product may take; 0: int8_emulation_budget(). A product whose
+    /// workspace would be larger runs in blocks of C (int8_emulation_blocks).
+    size_t workspace_budget = 0;
 };
 /// A call's options as GemmOptions::emulation_moduli sets them: 0 keeps the type's bound, a
 /// count of the caller's own keeps only Inf and NaN.
@@ -51,6 +54,19 @@ void launch_int8_emulation(const GemmArgs<T>&, cudaStream_t, const Int8Emulation
 void launch_int8_emulation_call(const Problem&, cudaStream_t);
 /// The workspace one call of rung 31 takes with its automatic modulus count.
 size_t int8_emulation_workspace_bytes(bool is_double, int64_t m, int64_t n, int64_t k);
+/// The workspace rung 31 lets one product take: what the pool keeps at most (1 /
+/// kWorkspaceKeepShare of the device's memory).
+size_t int8_emulation_budget();
+/// How rung 31 cuts C so that each piece's workspace stays within `budget` bytes: blocks of
+/// `rows` x `cols` (multiples of 128 but at the edges), each computed as a product of its own,
+/// with the same bits as the whole product (the scaling is per row of op(A) and per column of
+/// op(B), over all of k). Of the cuts into up to 64 x 64 blocks that fit, the one that splits
+/// the operands least (each operand is split once per block of the other's side). rows == 0
+/// where none fits.
+struct EmulationBlocks {
+    int64_t rows = 0, cols = 0;
+};
+EmulationBlocks int8_emulation_blocks(bool is_double, int64_t m, int64_t n, int64_t k, int moduli, size_t budget);
 
 // Half precision (BF16/FP16 inputs, C in the input type or float, FP32 accumulation): each rung
 // instantiates its launcher for the four (TIn, TOut) pairs of launch_half in its own file
