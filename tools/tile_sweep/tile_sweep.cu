@@ -22,7 +22,9 @@
 #include "common/device_buffer.hpp"
 #include "common/fill.hpp"
 #include "common/timing.hpp"
+#include "gemm/device_caps.hpp"
 #include "gemm/element.hpp"
+#include "gemm/kernels/hopper/configs.hpp"
 #include "gemm/kernels/launchers.hpp"
 #include "gemm/kernels/mma_configs.hpp"
 #include "gemm/kernels/tile_configs.hpp"
@@ -98,11 +100,27 @@ const Config<float> kFloat[] = {
     {"warp_tile 64x64x8", &launch_warp_tile_cfg<Cfg64x64x8, float>},
 };
 
-// Rung 19's configurations (bf16 in and out): the natively batched half-precision candidates.
+/// Rung 24 on block config Cfg, one k slice, as auto launches its persistent tiles (128 x 64 in
+/// pairs where persistent_slim_pairs says so).
+template <class Cfg>
+void launch_persistent_cfg(const HalfArgs<__nv_bfloat16, __nv_bfloat16>& g, cudaStream_t stream) {
+    launch_persistent_tiles<Cfg>(g, stream, 1);
+}
+
+// Rung 19's configurations (bf16 in and out): the natively batched half-precision candidates;
+// then rung 24's tiles for medium products (sm_90a), persistent and one block per tile (the
+// cluster-split schedule, which splits k only where the tiles leave SMs idle).
 const Config<__nv_bfloat16> kBf16[] = {
     {"mma_sync_f16 128x128x32 s4", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x128w64x32s4b2<32>>},
     {"mma_sync_f16 128x256x32 s3", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x256w64x64s3<32>>},
     {"mma_sync_f16 64x64x32 s4", &mma::launch_mma_sync_f16_cfg<mma::Cfg64x64w32x32s4<32>>},
+    {"persistent 128x128 s6", &launch_persistent_cfg<hopper::PersistentNarrowConfig>},
+    {"persistent 128x64 s8", &launch_persistent_cfg<hopper::PersistentSlimConfig>},
+    {"persistent 64x128 s8", &launch_persistent_cfg<hopper::PersistentFlatConfig>},
+    {"persistent 64x64 s13", &launch_persistent_cfg<hopper::PersistentSmallConfig>},
+    {"cluster_split 128x128 s6", &launch_persistent_cluster_split<hopper::PersistentNarrowConfig>},
+    {"cluster_split 128x64 s8", &launch_persistent_cluster_split<hopper::PersistentSlimConfig>},
+    {"cluster_split 64x128 s8", &launch_persistent_cluster_split<hopper::PersistentFlatConfig>},
 };
 
 struct Shape {
@@ -135,8 +153,13 @@ std::vector<Shape> parse(const char* sizes, const char* shapes) {
 template <class T, size_t N>
 void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int reps, uint64_t seed,
            const std::string& only, bool trans_a, bool trans_b, Precision precision = Precision::Default) {
+    // Rung 24's tiles need sm_90a (wgmma, TMA); elsewhere their rows are left out.
+    const auto runs_here = [](const char* name) {
+        const std::string n = name;
+        return current_device_caps().sm90a || (n.rfind("persistent", 0) != 0 && n.rfind("cluster_split", 0) != 0);
+    };
     bool any = false;
-    for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos;
+    for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos && runs_here(c.name);
     if (!any) return;
     const int64_t sa = s.m * s.k, sb = s.k * s.n, sc = s.m * s.n; // packed batch strides
     DeviceBuffer<T> A(size_t(sa * batch)), B(size_t(sb * batch)), C(size_t(sc * batch)), R(size_t(sc * batch));
@@ -172,7 +195,7 @@ void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int rep
                 (long long)s.m, (long long)s.n, (long long)s.k, (long long)batch, cub.median_ms,
                 flop / (cub.median_ms * 1e6), 100.0);
     for (const auto& c : configs) {
-        if (std::string(c.name).find(only) == std::string::npos) continue;
+        if (std::string(c.name).find(only) == std::string::npos || !runs_here(c.name)) continue;
         poison_nan(C.get(), C.size(), stream.get());
         c.launch(g, stream.get());
         GEMMLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));

@@ -150,6 +150,7 @@ GEMMLAB_INSTANTIATE_TILES(hopper::PersistentConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentNarrowConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSlimConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSmallConfig)
+GEMMLAB_INSTANTIATE_TILES(hopper::PersistentFlatConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentSkinnyConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallConfig)
 GEMMLAB_INSTANTIATE_TILES(hopper::PersistentTallNarrowConfig)
@@ -183,6 +184,7 @@ GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_tail_
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentNarrowConfig, launch_persistent_cluster_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSlimConfig, launch_persistent_cluster_split)
 GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentSmallConfig, launch_persistent_cluster_split)
+GEMMLAB_INSTANTIATE_SPLITS(hopper::PersistentFlatConfig, launch_persistent_cluster_split)
 #undef GEMMLAB_INSTANTIATE_SPLITS
 
 } // namespace gemmlab::detail

@@ -72,6 +72,11 @@ using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>,
 /// are in flight while it multiplies one: such products are a stream of memory, not of math.
 /// Two C stagings, as the slim config.
 using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>, 2>;
+/// 64 x 128, one consumer warpgroup issuing m64n128k16: as many tiles as 128 x 64 where those
+/// are few (1024^2: 128), but each k step reads 6 KB of shared memory for its 131072 products
+/// where 128 x 64's two m64n64k16 read 8 KB. Eight stages of 24 KB beside two 128-column C
+/// stagings.
+using PersistentFlatConfig = BlockConfig<64, 128, 8, 1, kTmaStoreBytes<64, 128>, 2>;
 /// For a decode step of 9-16 tokens against a weight (n <= 16 in the column-major form, the
 /// weight's rows along m): 64 weight rows by 16 tokens (wgmma n16), where a 64-column tile
 /// issues four times the tensor work for the same bytes. A stage is 10 KB, so 16 of them keep
