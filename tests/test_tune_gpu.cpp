@@ -156,6 +156,33 @@ TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
                 }
 }
 
+// Rung 24's 64 x 128 tiles (one consumer warpgroup issuing m64n128k16), as auto runs them on C
+// of whole tiles with n of two or more: whole with a ragged k, in two k slices, under the
+// cluster split (16 tiles, four pieces each), and over a strided batch; every op pair, beta 0
+// (C stored by TMA from one of two stagings) and not, C in BF16, FP16 and float; each result
+// checked against the GPU reference.
+TEST(TuneGpu, FlatTilesMeetTheBound) {
+    REQUIRE_GPU();
+    if (!detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
+    const struct {
+        cli::Shape shape;
+        const char* candidate;
+        int splits;
+    } runs[] = {{{1024, 256, 300}, "persistent 64x128x64 ws", 1},
+                {{256, 256, 2083}, "persistent 64x128x64 ws", 2},
+                {{512, 256, 4096}, "persistent 64x128x64 ws cluster-split", 1},
+                {{128, 256, 128, 8}, "persistent 64x128x64 ws", 1}};
+    const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+    for (const auto& run : runs)
+        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
+            for (auto [op_a, op_b] : ops)
+                for (double beta : {0.0, 0.5}) {
+                    const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
+                    SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
+                    expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
+                }
+}
+
 // Rung 24's 128 x 64 tiles run in 2-block clusters sharing A where persistent_slim_pairs says so:
 // prefills of 65 tokens or more against a weight whose tile rows, two column tiles each, fill
 // three quarters of the SMs. Token counts that cut the second column tile short or need a

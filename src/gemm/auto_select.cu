@@ -146,6 +146,10 @@ struct CandidateFor {
     /// Runs only calls whose op(A) is K-major (trans_a): rung 24's transposed tiles, which read
     /// op(A)^T as their K-major second operand. Not an option of other calls.
     bool needs_k_major_a = false;
+    /// Runs only calls with at least this many columns of C (0: any), and where set, only
+    /// calls whose C is whole tiles (m a multiple of bm, n of bn).
+    int64_t min_n = 0;
+    bool needs_whole_tiles = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -417,6 +421,22 @@ template <>
 inline constexpr double kPersistentRate<hopper::PersistentNarrowConfig> = net_of_fill(600000);
 template <>
 inline constexpr double kPersistentRate<hopper::PersistentSlimConfig> = 450000;
+// 64 x 128 (one consumer warpgroup of m64n128): set between 128 x 64's and 128 x 128's, so that
+// it takes the calls whose 128 x 128 tiles leave SMs idle (1024^2: 64 of them) and leaves those
+// both fill alike (2048^2) to the wider tile (docs/auto.md, "64 x 128 tiles").
+template <>
+inline constexpr double kPersistentRate<hopper::PersistentFlatConfig> = net_of_fill(500000);
+
+/// The 64 x 128 tile only where measured ahead (H200, docs/auto.md): n of at least two of its
+/// column tiles (a prefill of 65-128 tokens, n = the tokens, ran 0.63x-0.87x cuBLAS on it
+/// against 0.89x-1.06x for the tiles auto had) and C in whole tiles (1000^3 ran 0.83x-0.84x
+/// against 128 x 64's 0.90x-0.91x, where 1024^3 ran 0.95x against 0.87x).
+template <class TIn, class TOut>
+HalfCandidate<TIn, TOut> flat_limits(HalfCandidate<TIn, TOut> c) {
+    c.min_n = 2 * hopper::PersistentFlatConfig::BN;
+    c.needs_whole_tiles = true;
+    return c;
+}
 // 64 x 64: set, not measured at 4096^3: 300000 with the fill puts it within 10% of what it
 // measured on the rows it is for (docs/auto.md).
 template <>
@@ -492,6 +512,10 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
         // batches of them.
         persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>(
             "persistent 128x128x64 ws"),
+        // Medium products whose 128 x 128 tiles leave SMs idle (1024^2: 64 tiles), a prefill
+        // of 65-128 tokens: 64 x 128 in one consumer warpgroup.
+        flat_limits(persistent_candidate<hopper::PersistentFlatConfig, whole_tiles, TIn, TOut>(
+            "persistent 64x128x64 ws")),
         persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>(
             "persistent 128x64x64 ws"),
         // Batches of products of at most 64 x 64, prefills of 32-128 tokens, squares up to 512:
@@ -514,6 +538,8 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
         // a weight), k cut over the blocks of a cluster without a sum kernel. One product only.
         persistent_candidate<PersistentNarrowConfig, cluster_split, TIn, TOut>(
             "persistent 128x128x64 ws cluster-split"),
+        flat_limits(persistent_candidate<hopper::PersistentFlatConfig, cluster_split, TIn, TOut>(
+            "persistent 64x128x64 ws cluster-split")),
         persistent_candidate<PersistentSlimConfig, cluster_split, TIn, TOut>(
             "persistent 128x64x64 ws cluster-split"),
         persistent_candidate<PersistentSmallConfig, cluster_split, TIn, TOut>(
@@ -699,7 +725,8 @@ bool runs_on(const CandidateFor<Args>& c, const DeviceCaps& caps, int64_t batche
 /// True when `c` runs call p's operands as they are laid out (CandidateFor::needs_k_major_a).
 template <class Args>
 bool takes_call(const CandidateFor<Args>& c, const Problem& p) {
-    return !c.needs_k_major_a || p.trans_a;
+    return (!c.needs_k_major_a || p.trans_a) && p.n >= c.min_n &&
+           (!c.needs_whole_tiles || (p.m % c.bm == 0 && p.n % c.bn == 0));
 }
 
 /// The SM clock the model runs at: the device's peak, or where it does not say, the clock the
