@@ -153,10 +153,13 @@ std::vector<Shape> parse(const char* sizes, const char* shapes) {
 template <class T, size_t N>
 void sweep(const Config<T> (&configs)[N], const Shape& s, int64_t batch, int reps, uint64_t seed,
            const std::string& only, bool trans_a, bool trans_b, Precision precision = Precision::Default) {
-    // Rung 24's tiles need sm_90a (wgmma, TMA); elsewhere their rows are left out.
-    const auto runs_here = [](const char* name) {
+    // Rung 24's tiles need sm_90a (wgmma, TMA); elsewhere their rows are left out, and the
+    // cluster split takes one product only.
+    const auto runs_here = [&](const char* name) {
         const std::string n = name;
-        return current_device_caps().sm90a || (n.rfind("persistent", 0) != 0 && n.rfind("cluster_split", 0) != 0);
+        const bool cluster_split = n.rfind("cluster_split", 0) == 0;
+        if (cluster_split && batch > 1) return false;
+        return current_device_caps().sm90a || (n.rfind("persistent", 0) != 0 && !cluster_split);
     };
     bool any = false;
     for (const auto& c : configs) any |= std::string(c.name).find(only) != std::string::npos && runs_here(c.name);
