@@ -915,6 +915,56 @@ void check_split_schedule(const SplitScheduleCase& sc, bool ta, bool tb, float b
     EXPECT_EQ(r.unwritten, 0) << what;
 }
 
+/// A strided batch of `batches` products on auto's candidate `name`, launched by index as
+/// check_split_schedule does (whatever auto would pick), each product checked against the GPU
+/// reference: for tiles auto keeps to single products until their batches have passed here.
+template <class TIn, class TOut>
+void check_batched_option(const char* name, int64_t m, int64_t n, int64_t k, int64_t batches, bool ta, bool tb,
+                          float beta, uint64_t seed) {
+    const int64_t lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
+    const int64_t sa = m * k, sb = k * n, sc = m * n;
+    DeviceBuffer<TIn> A(size_t(sa * batches)), B(size_t(sb * batches));
+    DeviceBuffer<TOut> C0(size_t(sc * batches)), C(size_t(sc * batches));
+    DeviceBuffer<double> ref(static_cast<size_t>(sc)), mag(static_cast<size_t>(sc));
+    fill_random(A.get(), A.size(), seed, FillKind::Uniform);
+    fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform);
+    fill_random(C0.get(), C0.size(), seed + 2, FillKind::Uniform);
+    detail::Problem p{};
+    p.type = std::is_same_v<TIn, __half> ? DataType::F16 : DataType::BF16;
+    p.c_type = std::is_same_v<TOut, float> ? DataType::F32 : p.type;
+    p.precision = Precision::Default;
+    p.m = m, p.n = n, p.k = k, p.alpha = -1.25, p.beta = beta;
+    p.A = A.get(), p.lda = lda, p.trans_a = ta;
+    p.B = B.get(), p.ldb = ldb, p.trans_b = tb;
+    p.C = C.get(), p.ldc = ldc;
+    p.batch.count = batches;
+    p.batch.strides = {sa, sb, sc};
+    const int index = detail::find_candidate(detail::tune_type_of(p.type, p.c_type, p.precision), name);
+    ASSERT_GE(index, 0) << name;
+    const std::string what = std::string(name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                             std::to_string(k) + " x " + std::to_string(batches) + (ta ? " t" : " n") +
+                             (tb ? "t" : "n") + " beta " + std::to_string(beta);
+    ASSERT_EQ(cudaMemcpy(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
+    detail::launch_option(p, index, 1, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+    std::vector<TOut> got(C.size());
+    C.copy_to_host(got.data(), got.size());
+    std::vector<double> ref_h(static_cast<size_t>(sc)), mag_h(static_cast<size_t>(sc));
+    for (int64_t b = 0; b < batches; ++b) {
+        detail::Problem one = p;
+        one.batch = {};
+        one.A = A.get() + b * sa, one.B = B.get() + b * sb, one.C = C.get() + b * sc;
+        reference::gpu_reference_half(one.as_half<TIn, TOut>(), C0.get() + b * sc, ldc, ref.get(), mag.get(), nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ref.copy_to_host(ref_h.data(), ref_h.size());
+        mag.copy_to_host(mag_h.data(), mag_h.size());
+        const auto r = reference::check_half<TIn, TOut>(Layout::ColMajor, m, n, k, got.data() + b * sc, ldc,
+                                                        ref_h.data(), mag_h.data());
+        EXPECT_TRUE(r.pass) << what << ", product " << b << ": " << reference::describe(r);
+        EXPECT_EQ(r.unwritten, 0) << what << ", product " << b;
+    }
+}
+
 /// check_split_schedule over every case, op pair and beta (0 and 0.5), with BF16 C and with a
 /// float C from FP16 inputs.
 template <size_t N>
@@ -970,6 +1020,7 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
     const char* narrow = "persistent 128x128x64 ws cluster-split";
     const char* slim = "persistent 128x64x64 ws cluster-split";
     const char* small = "persistent 64x64x64 ws cluster-split";
+    const char* flat = "persistent 64x128x64 ws cluster-split";
     const SplitScheduleCase cases[] = {
         {slim, 2000, 56, 1000},     // 16 tiles in 4 pieces, a ragged k
         {slim, 1000, 40, 4104},     // 8 tiles in 8 pieces, a ragged k
@@ -979,17 +1030,40 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
         {narrow, 1000, 150, 2056},  // 16 tiles in 4 pieces (16 clusters of 8 exceed an H200)
         {narrow, 1000, 296, 200},   // 4 k tiles: nothing split
         {narrow, 2048, 2048, 512},  // 256 tiles: nothing split
+        {flat, 500, 296, 2056},     // 24 tiles of 64 x 128 in 4 pieces, odd edges
+        {flat, 1024, 1024, 1024},   // 128 tiles: nothing split
     };
     // Cases split on a GPU of this many SMs (the launcher's rule: hopper::plan_cluster_split):
     // the test must reach the exchange, not only whole tiles.
     int split = 0;
     for (const auto& c : cases) {
-        const int64_t bn = c.candidate == narrow ? 128 : 64, bm = c.candidate == small ? 64 : 128;
+        const bool one_warpgroup = c.candidate == small || c.candidate == flat;
+        const int64_t bn = c.candidate == narrow || c.candidate == flat ? 128 : 64, bm = one_warpgroup ? 64 : 128;
         const int64_t tiles = ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn), k_tiles = (c.k + 63) / 64;
         split += std::min<int64_t>({8, dev.sm_count / tiles, k_tiles / 4}) >= 2;
     }
     EXPECT_GE(split, 6);
     check_every_split_schedule(cases, 9100);
+}
+
+// Rung 24's 64 x 128 tile over strided batches, by name: whole tiles and odd edges, every op,
+// beta 0 and not, C in BF16 and in float from FP16. auto runs the tile on single products only
+// until this has passed on a GPU (docs/auto.md, "64 x 128 tiles").
+TEST(FlatTiles, StridedBatchesMeetTheBound) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const char* flat = "persistent 64x128x64 ws";
+    uint64_t seed = 9500;
+    for (const auto& [m, n, k, batches] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{64, 512, 128, 6},
+                                           {100, 300, 72, 5}})
+        for (auto [ta, tb] : kOps)
+            for (float beta : {0.0f, 0.5f}) {
+                const bool t_a = ta == Op::T, t_b = tb == Op::T;
+                check_batched_option<__nv_bfloat16, __nv_bfloat16>(flat, m, n, k, batches, t_a, t_b, beta, seed += 3);
+                check_batched_option<__half, float>(flat, m, n, k, batches, t_a, t_b, beta, seed += 3);
+            }
 }
 
 // Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy
