@@ -253,6 +253,9 @@ size_t int8_emulation_budget() {
 EmulationBlocks int8_emulation_blocks(bool is_double, int64_t m, int64_t n, int64_t k, int moduli,
                                       size_t budget) {
     const int count = ozaki::plan_for(is_double, k, moduli).moduli;
+    // The whole product splits least of all: the common case costs one sizing (auto asks this
+    // on every double call it might emulate).
+    if (workspace_bytes(sizes_for(is_double, count, m, n, k)) <= budget) return {m, n};
     EmulationBlocks best;
     double best_cost = 0;
     for (int64_t mb = 1; mb <= 64; mb *= 2)
