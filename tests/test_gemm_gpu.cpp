@@ -871,61 +871,20 @@ TEST(GemmApi, ConcurrentCallsFromFourThreadsOnTheirOwnStreams) {
 struct SplitScheduleCase {
     const char* candidate;
     int64_t m, n, k;
+    int64_t batches = 1; ///< a strided batch of products stored one after another
 };
 
+/// auto's candidate `sc.candidate` launched by index (whatever auto would pick) on sc's
+/// product or strided batch, twice: the same bits both times, and each product within its
+/// bound against the GPU reference.
 template <class TIn, class TOut>
 void check_split_schedule(const SplitScheduleCase& sc, bool ta, bool tb, float beta, uint64_t seed) {
-    const int64_t m = sc.m, n = sc.n, k = sc.k;
+    const int64_t m = sc.m, n = sc.n, k = sc.k, batches = sc.batches;
     const int64_t lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
-    DeviceBuffer<TIn> A(size_t(m * k)), B(size_t(k * n));
-    DeviceBuffer<TOut> C0(size_t(m * n)), C(size_t(m * n));
-    DeviceBuffer<double> ref(size_t(m * n)), mag(size_t(m * n));
-    fill_random(A.get(), A.size(), seed, FillKind::Uniform);
-    fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform);
-    fill_random(C0.get(), C0.size(), seed + 2, FillKind::Uniform);
-    detail::Problem p{};
-    p.type = std::is_same_v<TIn, __half> ? DataType::F16 : DataType::BF16;
-    p.c_type = std::is_same_v<TOut, float> ? DataType::F32 : p.type;
-    p.precision = Precision::Default;
-    p.m = m, p.n = n, p.k = k, p.alpha = -1.25, p.beta = beta;
-    p.A = A.get(), p.lda = lda, p.trans_a = ta;
-    p.B = B.get(), p.ldb = ldb, p.trans_b = tb;
-    p.C = C.get(), p.ldc = ldc;
-    const int index = detail::find_candidate(detail::tune_type_of(p.type, p.c_type, p.precision), sc.candidate);
-    ASSERT_GE(index, 0) << sc.candidate;
-    const std::string what = std::string(sc.candidate) + " " + std::to_string(m) + "x" +
-                             std::to_string(n) + "x" + std::to_string(k) + (ta ? " t" : " n") +
-                             (tb ? "t" : "n") + " beta " + std::to_string(beta);
-    std::vector<TOut> first(C.size()), again(C.size());
-    for (int run = 0; run < 2; ++run) {
-        ASSERT_EQ(cudaMemcpy(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
-        detail::launch_option(p, index, 1, nullptr);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
-        C.copy_to_host(run == 0 ? first.data() : again.data(), C.size());
-    }
-    EXPECT_EQ(std::memcmp(first.data(), again.data(), C.bytes()), 0) << what << ": not reproducible";
-    reference::gpu_reference_half(p.as_half<TIn, TOut>(), C0.get(), ldc, ref.get(), mag.get(), nullptr);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    std::vector<double> ref_h(ref.size()), mag_h(mag.size());
-    ref.copy_to_host(ref_h.data(), ref_h.size());
-    mag.copy_to_host(mag_h.data(), mag_h.size());
-    const auto r = reference::check_half<TIn, TOut>(Layout::ColMajor, m, n, k, first.data(), ldc,
-                                                    ref_h.data(), mag_h.data());
-    EXPECT_TRUE(r.pass) << what << ": " << reference::describe(r);
-    EXPECT_EQ(r.unwritten, 0) << what;
-}
-
-/// A strided batch of `batches` products on auto's candidate `name`, launched by index as
-/// check_split_schedule does (whatever auto would pick), each product checked against the GPU
-/// reference: for tiles auto keeps to single products until their batches have passed here.
-template <class TIn, class TOut>
-void check_batched_option(const char* name, int64_t m, int64_t n, int64_t k, int64_t batches, bool ta, bool tb,
-                          float beta, uint64_t seed) {
-    const int64_t lda = ta ? k : m, ldb = tb ? n : k, ldc = m;
-    const int64_t sa = m * k, sb = k * n, sc = m * n;
+    const int64_t sa = m * k, sb = k * n, sc_stride = m * n;
     DeviceBuffer<TIn> A(size_t(sa * batches)), B(size_t(sb * batches));
-    DeviceBuffer<TOut> C0(size_t(sc * batches)), C(size_t(sc * batches));
-    DeviceBuffer<double> ref(static_cast<size_t>(sc)), mag(static_cast<size_t>(sc));
+    DeviceBuffer<TOut> C0(size_t(sc_stride * batches)), C(size_t(sc_stride * batches));
+    DeviceBuffer<double> ref(static_cast<size_t>(sc_stride)), mag(static_cast<size_t>(sc_stride));
     fill_random(A.get(), A.size(), seed, FillKind::Uniform);
     fill_random(B.get(), B.size(), seed + 1, FillKind::Uniform);
     fill_random(C0.get(), C0.size(), seed + 2, FillKind::Uniform);
@@ -938,28 +897,33 @@ void check_batched_option(const char* name, int64_t m, int64_t n, int64_t k, int
     p.B = B.get(), p.ldb = ldb, p.trans_b = tb;
     p.C = C.get(), p.ldc = ldc;
     p.batch.count = batches;
-    p.batch.strides = {sa, sb, sc};
-    const int index = detail::find_candidate(detail::tune_type_of(p.type, p.c_type, p.precision), name);
-    ASSERT_GE(index, 0) << name;
-    const std::string what = std::string(name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                             std::to_string(k) + " x " + std::to_string(batches) + (ta ? " t" : " n") +
+    if (batches > 1) p.batch.strides = {sa, sb, sc_stride};
+    const int index = detail::find_candidate(detail::tune_type_of(p.type, p.c_type, p.precision), sc.candidate);
+    ASSERT_GE(index, 0) << sc.candidate;
+    const std::string what = std::string(sc.candidate) + " " + std::to_string(m) + "x" +
+                             std::to_string(n) + "x" + std::to_string(k) +
+                             (batches > 1 ? " x " + std::to_string(batches) : std::string()) + (ta ? " t" : " n") +
                              (tb ? "t" : "n") + " beta " + std::to_string(beta);
-    ASSERT_EQ(cudaMemcpy(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
-    detail::launch_option(p, index, 1, nullptr);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
-    std::vector<TOut> got(C.size());
-    C.copy_to_host(got.data(), got.size());
-    std::vector<double> ref_h(static_cast<size_t>(sc)), mag_h(static_cast<size_t>(sc));
+    std::vector<TOut> first(C.size()), again(C.size());
+    for (int run = 0; run < 2; ++run) {
+        ASSERT_EQ(cudaMemcpy(C.get(), C0.get(), C.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
+        detail::launch_option(p, index, 1, nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+        C.copy_to_host(run == 0 ? first.data() : again.data(), C.size());
+    }
+    EXPECT_EQ(std::memcmp(first.data(), again.data(), C.bytes()), 0) << what << ": not reproducible";
+    std::vector<double> ref_h(static_cast<size_t>(sc_stride)), mag_h(static_cast<size_t>(sc_stride));
     for (int64_t b = 0; b < batches; ++b) {
         detail::Problem one = p;
         one.batch = {};
-        one.A = A.get() + b * sa, one.B = B.get() + b * sb, one.C = C.get() + b * sc;
-        reference::gpu_reference_half(one.as_half<TIn, TOut>(), C0.get() + b * sc, ldc, ref.get(), mag.get(), nullptr);
+        one.A = A.get() + b * sa, one.B = B.get() + b * sb, one.C = C.get() + b * sc_stride;
+        reference::gpu_reference_half(one.as_half<TIn, TOut>(), C0.get() + b * sc_stride, ldc, ref.get(),
+                                      mag.get(), nullptr);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         ref.copy_to_host(ref_h.data(), ref_h.size());
         mag.copy_to_host(mag_h.data(), mag_h.size());
-        const auto r = reference::check_half<TIn, TOut>(Layout::ColMajor, m, n, k, got.data() + b * sc, ldc,
-                                                        ref_h.data(), mag_h.data());
+        const auto r = reference::check_half<TIn, TOut>(Layout::ColMajor, m, n, k, first.data() + b * sc_stride,
+                                                        ldc, ref_h.data(), mag_h.data());
         EXPECT_TRUE(r.pass) << what << ", product " << b << ": " << reference::describe(r);
         EXPECT_EQ(r.unwritten, 0) << what << ", product " << b;
     }
@@ -1055,15 +1019,8 @@ TEST(FlatTiles, StridedBatchesMeetTheBound) {
     if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
         GTEST_SKIP() << "rung 24 needs sm_90a";
     const char* flat = "persistent 64x128x64 ws";
-    uint64_t seed = 9500;
-    for (const auto& [m, n, k, batches] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{64, 512, 128, 6},
-                                           {100, 300, 72, 5}})
-        for (auto [ta, tb] : kOps)
-            for (float beta : {0.0f, 0.5f}) {
-                const bool t_a = ta == Op::T, t_b = tb == Op::T;
-                check_batched_option<__nv_bfloat16, __nv_bfloat16>(flat, m, n, k, batches, t_a, t_b, beta, seed += 3);
-                check_batched_option<__half, float>(flat, m, n, k, batches, t_a, t_b, beta, seed += 3);
-            }
+    const SplitScheduleCase cases[] = {{flat, 64, 512, 128, 6}, {flat, 100, 300, 72, 5}};
+    check_every_split_schedule(cases, 9500);
 }
 
 // Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy

@@ -105,6 +105,28 @@ void expect_auto_runs(const Case& cs, const char* candidate, int splits, int exp
     EXPECT_EQ(r.check.unwritten, 0) << cs.describe();
 }
 
+/// One 16-bit candidate of auto's, tuned onto a shape with k in `splits` slices.
+struct TunedRun {
+    cli::Shape shape;
+    const char* candidate;
+    int splits;
+};
+
+/// Each run column-major under every op pair, beta 0 and not, C in BF16, FP16 and float (from
+/// BF16), through auto on a cache naming it, each result checked against the GPU reference.
+template <size_t N>
+void expect_tuned_runs_meet_the_bound(const TunedRun (&runs)[N]) {
+    const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+    for (const TunedRun& run : runs)
+        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
+            for (auto [op_a, op_b] : ops)
+                for (double beta : {0.0, 0.5}) {
+                    const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
+                    SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
+                    expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
+                }
+}
+
 TEST(TuneGpu, AutoRunsTheCandidateTheCacheNames) {
     REQUIRE_GPU();
     // Not what the model picks on an H100 for these shapes (3xTF32 on wgmma; DMMA).
@@ -136,24 +158,12 @@ TEST(TuneGpu, ATunedSplitIsCutToTheCallsK) {
 TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
     REQUIRE_GPU();
     if (!detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
-    const struct {
-        cli::Shape shape;
-        const char* candidate;
-        int splits;
-    } runs[] = {{{1000, 700, 300}, "persistent 192x192x64 ws", 1},
+    const TunedRun runs[] = {{{1000, 700, 300}, "persistent 192x192x64 ws", 1},
                 {{1000, 700, 600}, "persistent 192x192x64 ws", 2},
                 {{1300, 3600, 2083}, "persistent 192x192x64 ws tail-split", 1},
                 {{1000, 700, 300}, "persistent 192x128x64 ws", 1},
                 {{1000, 700, 600}, "persistent 192x128x64 ws", 2}};
-    const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
-    for (const auto& run : runs)
-        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
-            for (auto [op_a, op_b] : ops)
-                for (double beta : {0.0, 0.5}) {
-                    const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
-                    SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
-                    expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
-                }
+    expect_tuned_runs_meet_the_bound(runs);
 }
 
 // Rung 24's 64 x 128 tiles (one consumer warpgroup issuing m64n128k16), as auto runs them on C
@@ -164,22 +174,10 @@ TEST(TuneGpu, TallTilesMeetTheBoundAtEveryEdge) {
 TEST(TuneGpu, FlatTilesMeetTheBound) {
     REQUIRE_GPU();
     if (!detail::current_device_caps().sm90a) GTEST_SKIP() << "rung 24 needs sm_90a";
-    const struct {
-        cli::Shape shape;
-        const char* candidate;
-        int splits;
-    } runs[] = {{{1024, 256, 300}, "persistent 64x128x64 ws", 1},
+    const TunedRun runs[] = {{{1024, 256, 300}, "persistent 64x128x64 ws", 1},
                 {{256, 256, 2083}, "persistent 64x128x64 ws", 2},
                 {{512, 256, 4096}, "persistent 64x128x64 ws cluster-split", 1}};
-    const std::pair<Op, Op> ops[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
-    for (const auto& run : runs)
-        for (DType dt : {DType::BF16, DType::F16, DType::BF16_F32})
-            for (auto [op_a, op_b] : ops)
-                for (double beta : {0.0, 0.5}) {
-                    const Case cs{dt, Layout::ColMajor, op_a, op_b, run.shape, -1.5, beta, 0, FillKind::Uniform};
-                    SCOPED_TRACE(std::string(run.candidate) + " " + cs.describe());
-                    expect_auto_runs(cs, run.candidate, run.splits, run.splits, ReferenceSource::Gpu);
-                }
+    expect_tuned_runs_meet_the_bound(runs);
 }
 
 // Rung 24's 128 x 64 tiles run in 2-block clusters sharing A where persistent_slim_pairs says so:
