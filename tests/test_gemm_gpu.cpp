@@ -1011,8 +1011,8 @@ TEST(ClusterSplit, EveryPieceIsAddedOnceInOneOrder) {
 }
 
 // Rung 24's 64 x 128 tile over strided batches, by name: whole tiles and odd edges, every op,
-// beta 0 and not, C in BF16 and in float from FP16. auto runs the tile on single products only
-// until this has passed on a GPU (docs/auto.md, "64 x 128 tiles").
+// beta 0 and not, C in BF16 and in float from FP16: auto runs the tile on batches too (docs/auto.md,
+// "64 x 128 tiles").
 TEST(FlatTiles, StridedBatchesMeetTheBound) {
     REQUIRE_GPU();
     const DeviceInfo dev = query_device(0);

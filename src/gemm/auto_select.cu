@@ -430,13 +430,12 @@ inline constexpr double kPersistentRate<hopper::PersistentFlatConfig> = net_of_f
 /// The 64 x 128 tile only where measured ahead (H200, docs/auto.md): n of at least two of its
 /// column tiles (a prefill of 65-128 tokens, n = the tokens, ran 0.63x-0.87x cuBLAS on it
 /// against 0.89x-1.06x for the tiles auto had) and C in whole tiles (1000^3 ran 0.83x-0.84x
-/// against 128 x 64's 0.90x-0.91x, where 1024^3 ran 0.95x against 0.87x). Single products
-/// only until a batch on it has been checked against the bound.
+/// against 128 x 64's 0.90x-0.91x, where 1024^3 ran 0.95x against 0.87x). Strided batches as
+/// well: 64-row products gain most there (docs/auto.md, "64 x 128 tiles").
 template <class TIn, class TOut>
 HalfCandidate<TIn, TOut> flat_limits(HalfCandidate<TIn, TOut> c) {
     c.min_n = 2 * hopper::PersistentFlatConfig::BN;
     c.needs_whole_tiles = true;
-    c.native_batch = false;
     return c;
 }
 // 64 x 64: set, not measured at 4096^3: 300000 with the fill puts it within 10% of what it
@@ -514,8 +513,9 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
         // batches of them.
         persistent_candidate<PersistentNarrowConfig, whole_tiles, TIn, TOut>(
             "persistent 128x128x64 ws"),
-        // Medium products whose 128 x 128 tiles leave SMs idle (1024^2: 64 tiles), a prefill
-        // of 65-128 tokens: 64 x 128 in one consumer warpgroup.
+        // Medium products whose 128 x 128 tiles leave SMs idle (1024^2: 64 tiles), and batches
+        // of products 64 rows tall, where a 128-row tile runs half empty: 64 x 128 in one
+        // consumer warpgroup.
         flat_limits(persistent_candidate<hopper::PersistentFlatConfig, whole_tiles, TIn, TOut>(
             "persistent 64x128x64 ws")),
         persistent_candidate<PersistentSlimConfig, whole_tiles, TIn, TOut>(
