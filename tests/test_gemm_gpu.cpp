@@ -1023,6 +1023,24 @@ TEST(FlatTiles, StridedBatchesMeetTheBound) {
     check_every_split_schedule(cases, 9500);
 }
 
+// Rung 24's 64 x 64 tiles on ping-pong consumers (hopper/pingpong.cuh), by name: strided batches
+// of one k tile a product (a block's tiles alternate between the warpgroups, many per block),
+// odd edges with a ragged k of several k tiles, and one product of many tiles; every op, beta 0
+// and not, C in BF16 (the TMA store where it can) and in float from FP16 (from registers).
+TEST(PingPongTiles, EveryTileMeetsTheBound) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (!(dev.cc_major == 9 && dev.cc_minor == 0 && built_with_sm90a()))
+        GTEST_SKIP() << "rung 24 needs sm_90a";
+    const char* pingpong = "persistent 64x64x64 ws pingpong";
+    const SplitScheduleCase cases[] = {
+        {pingpong, 64, 64, 64, 1024}, // 1024 tiles: about eight a block, four a warpgroup
+        {pingpong, 100, 70, 200, 37}, // 148 tiles with odd edges, four k tiles, the last ragged
+        {pingpong, 1000, 520, 1000},  // 144 tiles of sixteen k tiles: a block with one, two
+    };
+    check_every_split_schedule(cases, 9700);
+}
+
 // Odd leading dimensions on products large enough that auto takes the wgmma rungs, which copy
 // such an operand into workspace with aligned columns first (kernels/repitch.cuh): every op,
 // beta 0 and not, C in the input type and in float, and a strided batch whose later products

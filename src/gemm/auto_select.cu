@@ -150,6 +150,8 @@ struct CandidateFor {
     /// calls whose C is whole tiles (m a multiple of bm, n of bn).
     int64_t min_n = 0;
     bool needs_whole_tiles = false;
+    /// Runs strided batches only (of two products or more): measured there alone.
+    bool batches_only = false;
 
     /// True when the configuration can cut k into slices: the model then also weighs 2, 4, 8
     /// and 16 slices of at least kMinSplitK (one batch only).
@@ -490,6 +492,25 @@ HalfCandidate<TIn, TOut> persistent_candidate(const char* name) {
     return c;
 }
 
+/// The ping-pong tiles' fill: one warpgroup's epilogue and first loads run beside the other's
+/// wgmma, so a tile costs less beyond its k than one warpgroup's 64 x 64 (kTileFillK). Fitted on
+/// an H200 to strided batches of k = 64 and 128 (docs/auto.md, "Ping-pong consumers").
+constexpr int kPingPongFillK = 175;
+
+/// Rung 24's 64 x 64 tiles on two consumer warpgroups in ping-pong (launch_persistent_pingpong):
+/// 64 x 64's rate and kPingPongFillK. Whole k, strided batches only (where it was measured).
+template <class TIn, class TOut>
+HalfCandidate<TIn, TOut> pingpong_candidate(const char* name) {
+    using Cfg = hopper::PersistentPingPongConfig;
+    return {.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
+            .warps = (hopper::kPingPongConsumers + 1) * hopper::kWarpgroupWarps,
+            .blocks_per_sm = 1,
+            .flop_per_sm_cycle = per_sm_cycle(kPersistentRate<hopper::PersistentSmallConfig>),
+            .smem_bytes = Cfg::kSmemBytes, .launch = &launch_persistent_pingpong<TIn, TOut>,
+            .needs_sm90a = true, .pack_bytes = kRepitchBytes, .fill_k = kPingPongFillK,
+            .packs_unreadable_only = true, .batches_only = true};
+}
+
 template <class TIn, class TOut>
 std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
     using hopper::PersistentConfig, hopper::PersistentTallConfig,
@@ -524,6 +545,8 @@ std::span<const HalfCandidate<TIn, TOut>> half_candidates() {
         // one consumer warpgroup, 13 stages.
         persistent_candidate<PersistentSmallConfig, whole_tiles, TIn, TOut>(
             "persistent 64x64x64 ws"),
+        // And on two consumer warpgroups in ping-pong: batches of short-k tiles.
+        pingpong_candidate<TIn, TOut>("persistent 64x64x64 ws pingpong"),
         // Those tiles with the tail split: where the last wave would leave most SMs idle
         // (a prefill of a few hundred tokens, medium squares). One product only.
         persistent_candidate<PersistentConfig, tail_split, TIn, TOut>(
@@ -721,6 +744,7 @@ bool runs_on(const CandidateFor<Args>& c, const DeviceCaps& caps, int64_t batche
     if (c.needs_sm90a && !caps.sm90a) return false;
     if (10 * caps.cc_major + caps.cc_minor < c.min_cc) return false;
     if (batches > 1 && !c.native_batch) return false;
+    if (batches == 1 && c.batches_only) return false;
     return resident_blocks(c, caps) > 0;
 }
 

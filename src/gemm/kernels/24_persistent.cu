@@ -31,6 +31,7 @@
 
 #include "gemm/kernels/23_cluster_multicast.cuh"
 #include "gemm/kernels/24_persistent.cuh"
+#include "gemm/kernels/hopper/pingpong.cuh"
 
 namespace gemmlab::detail {
 
@@ -82,7 +83,30 @@ struct PersistentTransposedRungOf : PersistentRungOf<Cfg> {
         return &hopper::warp_specialized_kernel<PersistentTransposedRungOf, Math, TOut, TA, TB>;
     }
 };
+/// Rung 24's schedule and epilogue on Cfg's tiles, its two consumer warpgroups in ping-pong
+/// (hopper/pingpong.cuh): each takes every other unit of its block whole.
+template <class Cfg>
+struct PersistentPingPongRungOf {
+    using Config = Cfg;
+    using Cluster = hopper::SingleBlock;
+    template <class C, class Math, class Layout>
+    using Loads = hopper::TmaLoads<C, Math, Layout>;
+    using Schedule = hopper::PersistentSchedule;
+    using Epilogue = hopper::TmaStoreEpilogue;
+    static constexpr int kClusterBlocks = Cluster::kBlocks;
+    static constexpr int kThreads = hopper::kPingPongThreads;
+    static constexpr bool kNativeBatch = true;
+    template <class Math, class TOut, bool TA, bool TB>
+    static constexpr auto kernel() {
+        return &hopper::pingpong_kernel<PersistentPingPongRungOf, Math, TOut, TA, TB>;
+    }
+};
 } // namespace
+
+template <class TIn, class TOut>
+void launch_persistent_pingpong(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
+    hopper::launch_half<PersistentPingPongRungOf<hopper::PersistentPingPongConfig>>(g, stream);
+}
 
 template <class TIn, class TOut>
 void launch_persistent(const HalfArgs<TIn, TOut>& g, cudaStream_t stream) {
@@ -135,6 +159,7 @@ void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>& g, cudaStream_t 
 }
 
 GEMMLAB_INSTANTIATE_HALF(launch_persistent)
+GEMMLAB_INSTANTIATE_HALF(launch_persistent_pingpong)
 GEMMLAB_INSTANTIATE_HALF_SPLIT(launch_persistent_split)
 
 #define GEMMLAB_INSTANTIATE_TILES(Cfg)                                                             \

@@ -26,7 +26,10 @@ struct PersistentSchedule {
 /// thread stores the buffer by TMA, which clips at the matrix edges. The store runs on while
 /// the warpgroup starts the next tile; the buffer is reused only after the store has read it
 /// (bulk_wait_read). With Buffers = 2 the caller alternates `buffers` between two stagings
-/// (one store a tile), and a store waits only for the one two stores back.
+/// (one store a tile), and a store waits only for the one two stores back. `wg` is the tile's
+/// 64-row slice; the region of the staging and the named barrier are those of the warpgroup
+/// that runs the store (the same one, but for the ping-pong consumers, which store slice 0 of
+/// tiles of their own side by side: hopper/pingpong.cuh).
 template <int BN, class TOut, int Buffers = 1, class Value>
 __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, uint32_t buffers,
                                                int64_t m0, int64_t n0, int wg, int batch) {
@@ -35,8 +38,9 @@ __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, u
     static_assert(sizeof(TOut) == 2, "the TMA store path is for 16-bit C");
     const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
     const bool leader = threadIdx.x % 128 == 0;
+    const int group = threadIdx.x / 128; // the storing warpgroup
     constexpr int kCols = kStoreCols<BN>;
-    const uint32_t buffer = buffers + wg * (64 * kCols * 2);
+    const uint32_t buffer = buffers + group * (64 * kCols * 2);
     // This lane's stored row: matrix q = lane / 8 (q % 2: rows 0-7 or 8-15 of the warp's 16,
     // q / 2: first or second 8-column group of the pair), row r = lane % 8 (a column of C).
     const int q = lane / 8, r = lane % 8;
@@ -45,7 +49,7 @@ __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, u
 #pragma unroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
         if (leader) bulk_wait_read<Buffers - 1>(); // the store that last used it has read it
-        named_barrier(1 + wg, 128);
+        named_barrier(1 + group, 128);
 #pragma unroll
         for (int jp = 0; jp < kCols / 16; ++jp) { // pairs of 8-column groups
             const int j = chunk * (kCols / 8) + 2 * jp; // first group of the pair
@@ -67,7 +71,7 @@ __device__ __forceinline__ void store_tile_tma(Value value, const void* map_c, u
                               regs[2], regs[3]);
         }
         fence_proxy_async();
-        named_barrier(1 + wg, 128);
+        named_barrier(1 + group, 128);
         if (leader) {
             tma_store_3d(map_c, buffer, int(m0 + 64 * wg), int(n0 + chunk * kCols), batch);
             bulk_commit();

@@ -115,6 +115,11 @@ void launch_persistent_tail_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
 /// fill the SMs, runs whole tiles, one block each.
 template <class Cfg, class TIn, class TOut>
 void launch_persistent_cluster_split(const HalfArgs<TIn, TOut>&, cudaStream_t);
+/// Rung 24's persistent schedule on hopper::PersistentPingPongConfig's 64 x 64 tiles with two
+/// consumer warpgroups in ping-pong, each on tiles of its own (hopper/pingpong.cuh): products
+/// and strided batches of short-k tiles. Whole k only.
+template <class TIn, class TOut>
+void launch_persistent_pingpong(const HalfArgs<TIn, TOut>&, cudaStream_t);
 
 // Rung 27 (27_small.cu): every type, float and double through launch_small, the four half pairs
 // through launch_small_half. One warp computes a kSmallTile x kSmallTile tile of C.

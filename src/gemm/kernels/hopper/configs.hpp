@@ -7,6 +7,10 @@ namespace gemmlab::detail::hopper {
 
 /// Warps in a warpgroup, the unit that issues wgmma.
 inline constexpr int kWarpgroupWarps = 4;
+/// The ping-pong kernel (pingpong.cuh): two consumer warpgroups, each on tiles of its own, and
+/// the producer.
+inline constexpr int kPingPongConsumers = 2;
+inline constexpr int kPingPongThreads = (kPingPongConsumers + 1) * 128;
 
 /// A block of BM x BN outputs (BM / 64 consumer warpgroups of 64 rows each), Stages k tiles of
 /// 128 bytes in flight, Parts tiles per operand and stage (3xTF32: a big and a small part), and
@@ -72,6 +76,10 @@ using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>,
 /// are in flight while it multiplies one: such products are a stream of memory, not of math.
 /// Two C stagings, as the slim config.
 using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>, 2>;
+/// The same 64 x 64 tile on two consumer warpgroups in ping-pong (hopper/pingpong.cuh), each
+/// with tiles of its own, so that one's epilogue and loads' latency overlap the other's: twelve
+/// stages of 16 KB beside two stagings of both warpgroups' 64 x 64 (16 KB each).
+using PersistentPingPongConfig = BlockConfig<64, 64, 12, 1, kTmaStoreBytes<128, 64>, 2>;
 /// 64 x 128, one consumer warpgroup issuing m64n128k16: as many tiles as 128 x 64 where those
 /// are few (1024^2: 128), but each k step reads 6 KB of shared memory for its 131072 products
 /// where 128 x 64's two m64n64k16 read 8 KB. Eight stages of 24 KB beside two 128-column C
