@@ -469,10 +469,11 @@ INSTANTIATE_TEST_SUITE_P(, NarrowTiles,
                              return name;
                          });
 
-// Rung 24's 64-column tiles on strided batches, where the model takes them: 64 x 64 (one
-// consumer warpgroup, 13 stages) for products of at most 64 x 64, 128 x 64 for 64 outputs a
-// row. A 16-bit C with beta == 0 leaves through a 64-column staging buffer by TMA, clipped at
-// the matrix edges (m and n short of a tile); beta != 0 and an FP32 C store from registers.
+// Rung 24's 64-column tiles on strided batches, where the model takes them: 64 x 64 on two
+// consumer warpgroups in ping-pong (hopper/pingpong.cuh) for products of at most 64 x 64,
+// 128 x 64 for 64 outputs a row. A 16-bit C with beta == 0 leaves through a 64-column staging
+// buffer by TMA (each ping-pong warpgroup its own), clipped at the matrix edges (m and n short
+// of a tile); beta != 0 and an FP32 C store from registers.
 // Both layouts (the row-major ones swap m and n) and two op pairs; every batch checked.
 TEST(SixtyFourColumnTiles, EveryBatchOfEveryEdgeIsRight) {
     REQUIRE_GPU();
@@ -486,9 +487,9 @@ TEST(SixtyFourColumnTiles, EveryBatchOfEveryEdgeIsRight) {
         const char* candidate;
     };
     const TileCase cases[] = {
-        {Layout::ColMajor, {56, 40, 72, 1024}, "persistent 64x64x64 ws"},
-        {Layout::ColMajor, {64, 64, 64, 1000}, "persistent 64x64x64 ws"},
-        {Layout::RowMajor, {64, 60, 128, 700}, "persistent 64x64x64 ws"},
+        {Layout::ColMajor, {56, 40, 72, 1024}, "persistent 64x64x64 ws pingpong"},
+        {Layout::ColMajor, {64, 64, 64, 1000}, "persistent 64x64x64 ws pingpong"},
+        {Layout::RowMajor, {64, 60, 128, 700}, "persistent 64x64x64 ws pingpong"},
         {Layout::ColMajor, {500, 56, 64, 512}, "persistent 128x64x64 ws"},
         {Layout::RowMajor, {64, 520, 96, 300}, "persistent 128x64x64 ws"},
     };
