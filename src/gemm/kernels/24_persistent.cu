@@ -24,9 +24,11 @@
 // wave of tiles would leave most SMs idle, with 64 x 16 tiles for a decode step of 9-16 tokens
 // (PersistentSkinnyConfig), on 64 x 96, 128 x 96 and 128 x 144 tiles of the transposed product for
 // prefills whose weight's rows, cut in 64s, leave many SMs idle (PersistentTransposed*Config,
-// launch_persistent_transposed), and with the cluster-split schedule
-// (hopper/cluster_split.cuh) where there are fewer tiles than SMs: each tile's k cut over a
-// cluster, the pieces added in distributed shared memory.
+// launch_persistent_transposed), with the cluster-split schedule (hopper/cluster_split.cuh)
+// where there are fewer tiles than SMs: each tile's k cut over a cluster, the pieces added in
+// distributed shared memory, and on 64 x 64 tiles of two consumer warpgroups in ping-pong
+// (hopper/pingpong.cuh) for strided batches of small products (PersistentPingPongConfig,
+// launch_persistent_pingpong).
 // Measured: docs/ladder.md.
 
 #include "gemm/kernels/23_cluster_multicast.cuh"
