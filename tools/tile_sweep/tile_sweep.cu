@@ -108,8 +108,9 @@ void launch_persistent_cfg(const HalfArgs<__nv_bfloat16, __nv_bfloat16>& g, cuda
 }
 
 // Rung 19's configurations (bf16 in and out): the natively batched half-precision candidates;
-// then rung 24's tiles for medium products (sm_90a), persistent and one block per tile (the
-// cluster-split schedule, which splits k only where the tiles leave SMs idle).
+// then rung 24's tiles for medium products and batches (sm_90a), persistent (64 x 64 also on
+// ping-pong consumers) and one block per tile (the cluster-split schedule, which splits k only
+// where the tiles leave SMs idle).
 const Config<__nv_bfloat16> kBf16[] = {
     {"mma_sync_f16 128x128x32 s4", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x128w64x32s4b2<32>>},
     {"mma_sync_f16 128x256x32 s3", &mma::launch_mma_sync_f16_cfg<mma::Cfg128x256w64x64s3<32>>},
@@ -118,6 +119,7 @@ const Config<__nv_bfloat16> kBf16[] = {
     {"persistent 128x64 s8", &launch_persistent_cfg<hopper::PersistentSlimConfig>},
     {"persistent 64x128 s8", &launch_persistent_cfg<hopper::PersistentFlatConfig>},
     {"persistent 64x64 s13", &launch_persistent_cfg<hopper::PersistentSmallConfig>},
+    {"persistent 64x64 s12 pingpong", &launch_persistent_pingpong<__nv_bfloat16, __nv_bfloat16>},
     {"cluster_split 128x128 s6", &launch_persistent_cluster_split<hopper::PersistentNarrowConfig>},
     {"cluster_split 128x64 s8", &launch_persistent_cluster_split<hopper::PersistentSlimConfig>},
     {"cluster_split 64x128 s8", &launch_persistent_cluster_split<hopper::PersistentFlatConfig>},
