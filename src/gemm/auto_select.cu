@@ -498,17 +498,19 @@ HalfCandidate<TIn, TOut> persistent_candidate(const char* name) {
 constexpr int kPingPongFillK = 175;
 
 /// Rung 24's 64 x 64 tiles on two consumer warpgroups in ping-pong (launch_persistent_pingpong):
-/// 64 x 64's rate and kPingPongFillK. Whole k, strided batches only (where it was measured).
+/// the one-warpgroup tile's candidate with the second warpgroup, kPingPongFillK and its own
+/// launcher. Whole k, strided batches only (where it was measured).
 template <class TIn, class TOut>
 HalfCandidate<TIn, TOut> pingpong_candidate(const char* name) {
-    using Cfg = hopper::PersistentPingPongConfig;
-    return {.name = name, .bm = Cfg::BM, .bn = Cfg::BN,
-            .warps = (hopper::kPingPongConsumers + 1) * hopper::kWarpgroupWarps,
-            .blocks_per_sm = 1,
-            .flop_per_sm_cycle = per_sm_cycle(kPersistentRate<hopper::PersistentSmallConfig>),
-            .smem_bytes = Cfg::kSmemBytes, .launch = &launch_persistent_pingpong<TIn, TOut>,
-            .needs_sm90a = true, .pack_bytes = kRepitchBytes, .fill_k = kPingPongFillK,
-            .packs_unreadable_only = true, .batches_only = true};
+    HalfCandidate<TIn, TOut> c =
+        persistent_candidate<hopper::PersistentSmallConfig, PersistentForm::Whole, TIn, TOut>(name);
+    c.warps = (hopper::kPingPongConsumers + 1) * hopper::kWarpgroupWarps;
+    c.smem_bytes = hopper::PersistentPingPongConfig::kSmemBytes;
+    c.launch = &launch_persistent_pingpong<TIn, TOut>;
+    c.launch_split = nullptr;
+    c.fill_k = kPingPongFillK;
+    c.batches_only = true;
+    return c;
 }
 
 template <class TIn, class TOut>
