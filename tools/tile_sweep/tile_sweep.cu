@@ -80,6 +80,9 @@ const Config<double> kDouble[] = {
     {"dmma 32x32x32 w16x16 s5 k16", &mma::launch_dmma_cfg<mma::Cfg32x32w16x16s5<32>, 16>},
     {"dmma 128x64x16 w32x32 s4 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>},
     {"dmma 64x64x16 w32x16 s4 k8 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg64x64w32x16s4<16>>},
+    {"dmma 32x64x32 w16x32 s3 k16", &mma::launch_dmma_cfg<mma::Cfg32x64w16x32s3<32>, 16>},
+    {"dmma 128x64x32 w32x32 s3 k16 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s3<32>, 16>},
+    {"dmma 32x64x32 w16x16 s3 k16 rotating", &mma::launch_dmma_rotating_cfg<mma::Cfg32x64w16x16s3<32>, 16>},
     {"warp_tile 128x64x8", &launch_warp_tile_cfg<Cfg128x64x8, double>},
 };
 

@@ -60,9 +60,9 @@ void launch_dmma_cfg(const GemmArgs<double>& g, cudaStream_t stream) {
     launch<Cfg, DmmaMath<MmaK>>(g, stream);
 }
 
-template <class Cfg>
+template <class Cfg, int MmaK>
 void launch_dmma_rotating_cfg(const GemmArgs<double>& g, cudaStream_t stream) {
-    launch<Cfg, DmmaMath<8, true>>(g, stream);
+    launch<Cfg, DmmaMath<MmaK, true>>(g, stream);
 }
 
 // The configurations that exist (mma_configs.hpp names them).
@@ -83,6 +83,9 @@ template void launch_dmma_rotating_cfg<Cfg64x64w32x16s4<16>>(const GemmArgs<doub
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s3g16<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x64w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);
 template void launch_dmma_rotating_cfg<Cfg128x128w64x32s4g16<16>>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_cfg<Cfg32x64w16x32s3<32>, 16>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_rotating_cfg<Cfg128x64w32x32s3<32>, 16>(const GemmArgs<double>&, cudaStream_t);
+template void launch_dmma_rotating_cfg<Cfg32x64w16x16s3<32>, 16>(const GemmArgs<double>&, cudaStream_t);
 
 /// Shared memory of one block of Cfg for the call's op flags (a k-contiguous operand's tile is
 /// padded along k, an mn-contiguous one's along mn: mma_tile.cuh).

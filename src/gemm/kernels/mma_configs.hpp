@@ -92,6 +92,16 @@ using Cfg32x32w16x16s5 = MmaConfig<GemmShape<32, 32, BK>, GemmShape<16, 16, 1>, 
 /// scheduler where a medium product gives each SM one tile.
 template <int BK>
 using Cfg128x64w32x32s4 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<32, 32, 1>, 4, 1>;
+/// The same tiles in 3 stages of a 32-deep k tile: with m16n8k16 DMMA, two k steps a stage (rung
+/// 15's eight-warp 128x64 candidate).
+template <int BK>
+using Cfg128x64w32x32s3 = MmaConfig<GemmShape<128, 64, BK>, GemmShape<32, 32, 1>, 3, 1>;
+/// 32x64 in 3 stages of a 32-deep k tile: as 4 warps of 16x32, cuBLAS's DGEMM tile at 512^3
+/// (ncu, docs/ladder.md), and as 8 warps of 16x16, 2 blocks per SM. Tile sweep rows.
+template <int BK>
+using Cfg32x64w16x32s3 = MmaConfig<GemmShape<32, 64, BK>, GemmShape<16, 32, 1>, 3, 4>;
+template <int BK>
+using Cfg32x64w16x16s3 = MmaConfig<GemmShape<32, 64, BK>, GemmShape<16, 16, 1>, 3, 2>;
 
 /// The smallest k at which 3xTF32 meets the FP32 bound, 2 (k + 3) u, in the worst case on
 /// hardware whose TF32 MMAs truncate the FP32 accumulation (measured on sm_90 by the tensor
@@ -121,8 +131,8 @@ inline constexpr uint32_t kTf32x3LargestBits = 0x7E800000u;  // 2^126: biased ex
 /// 19_mma_sync_f16.cu). Rung 15 takes the MMA k depth too: 8 or 16 (m16n8k8 or m16n8k16 DMMA).
 template <class Cfg, int MmaK>
 void launch_dmma_cfg(const GemmArgs<double>& args, cudaStream_t stream);
-/// Rung 15 with m16n8k8 DMMA and the rotating-fragment mainloop (mma_tile.cuh).
-template <class Cfg>
+/// Rung 15 with the rotating-fragment mainloop (mma_tile.cuh), m16n8k8 DMMA unless MmaK says 16.
+template <class Cfg, int MmaK = 8>
 void launch_dmma_rotating_cfg(const GemmArgs<double>& args, cudaStream_t stream);
 /// Rung 15's 128x64 tiles in groups of 16 rows, 4 stages where two such blocks fit in an SM's
 /// shared memory for the call's op flags, else 3 (15_dmma.cu says why).
