@@ -108,7 +108,7 @@ TEST(AutoModel, PicksOnA132SmHopperPart) {
         {DataType::F64, Precision::Default, 4096, 4096, 2048, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 1},
         // 128 tiles of 128x64, one per SM, as eight warps: one 4-warp block per SM would not
         // keep the pipe busy (kDmmaSaturatingWarps).
-        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 128x64x16 w32x32 s4 k8 rotating", 1},
+        {DataType::F64, Precision::Default, 1024, 1024, 1024, 1, "dmma 128x64x32 w32x32 s3 k16 rotating", 1},
         // Few tiles, long k: 128x128's 64 (or 16) tiles cut into 128 blocks, one 8-warp block per SM.
         {DataType::F64, Precision::Default, 1024, 1024, 8192, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 2},
         {DataType::F64, Precision::Default, 512, 512, 16384, 1, "dmma 128x128x16 w64x32 s4 g16 k8 rotating", 8},

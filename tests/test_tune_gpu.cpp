@@ -267,7 +267,7 @@ TEST(TuneGpu, SmallAndMediumTilesMeetTheBound) {
         std::vector<const char*> tiles;
     } kinds[] = {
         {DType::F64, Precision::Default,
-         {"dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating", "dmma 32x32x32 w16x16 s5 k16"}},
+         {"dmma 128x64x32 w32x32 s3 k16 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating", "dmma 32x32x32 w16x16 s5 k16"}},
         {DType::F32, Precision::Tf32, {"tf32 64x32x32 w32x16 s4", "tf32 32x32x32 w16x16 s5"}},
         {DType::F32, Precision::Default, {"tf32x3 32x32x32 w16x16 s5"}}};
     const cli::Shape shapes[] = {{1000, 252, 1000}, {68, 196, 332}, {71, 45, 203}};
@@ -302,7 +302,7 @@ TEST(TuneGpu, RotatingDmmaTilesCopyWhatTheyCannotRead) {
     if (dev.cc_major < 9) GTEST_SKIP() << "rung 15's DMMA needs sm_90";
     const char* tiles[] = {"dmma 128x128x16 w64x32 s4 g16 k8 rotating",
                            "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating",
-                           "dmma 128x64x16 w32x32 s4 k8 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating"};
+                           "dmma 128x64x32 w32x32 s3 k16 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating"};
     std::vector<Case> cases;
     for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
         for (Op op_a : {Op::N, Op::T})

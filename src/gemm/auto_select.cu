@@ -244,10 +244,12 @@ const Candidate<double> kDoubleDmma[] = {
      .packs_unreadable_only = true},
     // 128x64 as eight warps of 32x32, one block per SM: a medium C of one tile per SM (1024^2:
     // 128 tiles) with two warps on each scheduler, which one 4-warp block of 64x32 warps leaves.
-    {.name = "dmma 128x64x16 w32x32 s4 k8 rotating", .bm = 128, .bn = 64, .warps = 8,
-     .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(45500),
-     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w32x32s4<16>, double, true>,
-     .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s4<16>>, .min_cc = 90,
+    // m16n8k16 DMMA on 32-deep k tiles: half the stage hand-overs of m16n8k8's 16-deep ones and
+    // 2-4% less time on medium squares (docs/ladder.md, "Rung 15's 128x64 tiles on m16n8k16").
+    {.name = "dmma 128x64x32 w32x32 s3 k16 rotating", .bm = 128, .bn = 64, .warps = 8,
+     .blocks_per_sm = 1, .flop_per_sm_cycle = per_sm_cycle(45100),
+     .smem_bytes = mma::kMmaTileSmemBytes<mma::Cfg128x64w32x32s3<32>, double, true>,
+     .launch = &mma::launch_dmma_rotating_cfg<mma::Cfg128x64w32x32s3<32>, 16>, .min_cc = 90,
      .pack_bytes = kDoubleRepitchBytes, .saturating_warps = kDmmaSaturatingWarps,
      .packs_unreadable_only = true},
     // 64x64 as eight warps of 32x16 on the rotating mainloop, two blocks per SM: ahead of four
