@@ -54,6 +54,23 @@ concept OverlapsTiles = Consumer::kOverlapsTiles;
 template <class Consumer>
 concept HidesEpilogue = OverlapsTiles<Consumer> && Consumer::kHidesEpilogue;
 
+#ifdef GEMMLAB_SM90A
+/// The producer's part of one work unit: each of its k tiles, in order, into the next stage of
+/// the ring once the consumers have freed that stage (`write` moves past them). The ping-pong
+/// kernel (hopper/pingpong.cuh) shares it.
+template <class Cfg, class Loads, class Pipeline, class Math, class TOut>
+__device__ __forceinline__ void load_unit(const Pipeline& pipe, typename Pipeline::State& write,
+                                          uint32_t base, const CUtensorMap* map_a,
+                                          const CUtensorMap* map_b, const WorkUnit& w,
+                                          const Params<Math, TOut>& p) {
+    for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
+        pipe.producer_acquire(write);
+        Loads::issue(pipe, write, base, map_a, map_b, w.tm * Cfg::BM, w.tn * Cfg::BN, kt,
+                     p.a_per_batch ? w.batch : 0, p.b_per_batch ? w.batch : 0, p.math);
+    }
+}
+#endif // GEMMLAB_SM90A
+
 template <class Rung, class Math, class TOut, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -88,12 +105,7 @@ __global__ void __launch_bounds__(Rung::Config::kConsumers * 128 + 128, 1)
         if (threadIdx.x % 128 == 0) {
             State write;
             for_each_unit<typename Rung::Schedule>(units, p, [&](const WorkUnit& w) {
-                for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
-                    pipe.producer_acquire(write);
-                    Loads::issue(pipe, write, base, &map_a, &map_b, w.tm * Cfg::BM, w.tn * Cfg::BN,
-                                 kt, p.a_per_batch ? w.batch : 0, p.b_per_batch ? w.batch : 0,
-                                 p.math);
-                }
+                load_unit<Cfg, Loads>(pipe, write, base, &map_a, &map_b, w, p);
             });
         }
         // The cluster split's two barriers (cluster_split_sum) count every thread.

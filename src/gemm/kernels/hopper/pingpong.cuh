@@ -70,15 +70,8 @@ __global__ void __launch_bounds__(kPingPongThreads, 1)
         setmaxnreg_dec<kProducerRegisters>();
         if (threadIdx.x % 128 == 0) {
             State write;
-            for (int u = int(blockIdx.x); u < units.count; u += int(gridDim.x)) {
-                const WorkUnit w = units[u];
-                for (int kt = w.kt0; kt < w.kt1; ++kt, ++write) {
-                    pipe.producer_acquire(write);
-                    Loads::issue(pipe, write, base, &map_a, &map_b, w.tm * Cfg::BM, w.tn * Cfg::BN,
-                                 kt, p.a_per_batch ? w.batch : 0, p.b_per_batch ? w.batch : 0,
-                                 p.math);
-                }
-            }
+            for (int u = int(blockIdx.x); u < units.count; u += int(gridDim.x))
+                load_unit<Cfg, Loads>(pipe, write, base, &map_a, &map_b, units[u], p);
         }
         return;
     }
