@@ -78,7 +78,8 @@ using PersistentSlimConfig = BlockConfig<128, 64, 8, 1, kTmaStoreBytes<128, 64>,
 using PersistentSmallConfig = BlockConfig<64, 64, 13, 1, kTmaStoreBytes<64, 64>, 2>;
 /// The same 64 x 64 tile on two consumer warpgroups in ping-pong (hopper/pingpong.cuh), each
 /// with tiles of its own, so that one's epilogue and loads' latency overlap the other's: twelve
-/// stages of 16 KB beside two stagings of both warpgroups' 64 x 64 (16 KB each).
+/// stages of 16 KB beside two stagings of both warpgroups' 64 x 64 (16 KB each). Its kConsumers
+/// (1, from BM) counts the warpgroups of one tile; the block runs kPingPongConsumers of them.
 using PersistentPingPongConfig = BlockConfig<64, 64, 12, 1, kTmaStoreBytes<128, 64>, 2>;
 /// 64 x 128, one consumer warpgroup issuing m64n128k16: as many tiles as 128 x 64 where those
 /// are few (1024^2: 128), but each k step reads 6 KB of shared memory for its 131072 products
