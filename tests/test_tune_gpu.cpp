@@ -347,6 +347,31 @@ TEST(TuneGpu, RotatingDmmaTilesCopyWhatTheyCannotRead) {
         }
 }
 
+// Rung 15's rotating tiles on k shorter than one of their k tiles, one k tile and a few k
+// steps past one (16- and 32-deep tiles, m16n8k8 and m16n8k16 steps): the first stage filled
+// short, the rest empty, and the mainloop's last step on a stale stage (mma_tile.cuh). Every
+// op pair, row- and column-major, beta 0 over a poisoned C and not; whole (k this short is
+// never split).
+TEST(TuneGpu, RotatingDmmaTilesTakeShortK) {
+    REQUIRE_GPU();
+    const DeviceInfo dev = query_device(0);
+    if (dev.cc_major < 9) GTEST_SKIP() << "rung 15's DMMA needs sm_90";
+    const char* tiles[] = {"dmma 128x128x16 w64x32 s4 g16 k8 rotating",
+                           "dmma 128x64x16 w64x32 s4/s3 g16 k8 rotating",
+                           "dmma 128x64x32 w32x32 s3 k16 rotating", "dmma 64x64x16 w32x16 s4 k8 rotating"};
+    for (int k : {1, 9, 16, 31, 33, 47})
+        for (Layout layout : {Layout::RowMajor, Layout::ColMajor})
+            for (Op op_a : {Op::N, Op::T})
+                for (Op op_b : {Op::N, Op::T})
+                    for (double beta : {0.0, 0.5}) {
+                        // n = 77 and odd k leave some leading dimensions odd: those operands
+                        // take the copy to aligned columns first.
+                        const Case cs{DType::F64, layout, op_a, op_b, {130, 77, k}, -1.5, beta, 0, FillKind::Uniform};
+                        SCOPED_TRACE(cs.describe());
+                        for (const char* tile : tiles) expect_auto_runs(cs, tile, 1, 1, ReferenceSource::Gpu);
+                    }
+}
+
 // Every option auto may take meets the bound, for every type key: each configuration of each
 // candidate list (a configuration the model picks only on some GPUs or shapes still runs when a
 // cache names it), whole and in every split (the CUDA-core, DMMA, TF32 and 3xTF32 ones through
