@@ -192,6 +192,15 @@ struct CommOptions {
     /// GEMMLAB_DIST_OVERLAP_CTAS, else 16. The Sequential schedule of the tensor-parallel calls
     /// uses the communicator itself, with NCCL's own choice.
     int overlap_max_ctas = 0;
+    /// How the Overlapped schedules move data between the GPUs of one host (docs/distributed.md,
+    /// "Copy engines"). Auto: the GPUs' copy engines, which hold no SM, where every rank reaches
+    /// every peer's memory (CUDA IPC between processes, peer access within one), else NCCL; the
+    /// environment's GEMMLAB_DIST_TRANSPORT=nccl turns them off. Nccl: NCCL's kernels always.
+    /// Decided once, at the first call that may use them, the same on every rank: a rank that can
+    /// not reach a peer, or asked for Nccl, makes every rank use NCCL. The Sequential schedule
+    /// always communicates with NCCL.
+    enum class Transport { Auto, Nccl };
+    Transport transport = Transport::Auto;
 };
 
 /// One rank of an NCCL communicator, created non-blocking (ncclConfig_t::blocking = 0) so that
@@ -242,6 +251,8 @@ public:
 
     /// The ncclComm_t, for the caller's own NCCL calls (as void*: this header needs no nccl.h).
     void* nccl_comm() const noexcept;
+    /// True once a call chose the copy engines for the Overlapped schedules (CommOptions::transport).
+    bool uses_copy_engines() const noexcept;
 
     struct Impl;
     Impl* impl() const noexcept { return impl_.get(); }

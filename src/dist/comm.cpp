@@ -2,6 +2,8 @@
 
 #include "dist/comm.hpp"
 
+#include "dist/peer_copy.hpp"
+
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
@@ -65,6 +67,7 @@ std::string nccl_text(ncclResult_t r, ncclComm_t c) {
 
 Communicator::Impl::~Impl() {
     DeviceScope scope(device);
+    peer_copies.reset();
     if (!aborted) {
         // Finalize flushes this rank's NCCL work; bounded like every other wait, and an abort
         // when it does not finish (a dead peer must not hang a destructor).
@@ -130,6 +133,8 @@ Status Communicator::Impl::fail(Status s, const std::string& msg) {
         }
         grids.clear();
         aborted = true;
+        // No stream of this rank may stay blocked on a flag that a peer will never write.
+        if (peer_copies) peer_copies->release();
     }
     detail::set_error("rank " + std::to_string(rank) + " of " + std::to_string(nranks) + ": " + msg +
                       (s == Status::Aborted ? "" : "; the communicator is aborted"));
@@ -275,6 +280,54 @@ Status Communicator::Impl::overlap_comm(ncclComm_t* out, Clock::time_point dl) {
     return Status::Success;
 }
 
+Status Communicator::Impl::copy_engines(detail::PeerCopies** out, Clock::time_point dl) {
+    *out = nullptr;
+    if (nranks == 1) return Status::Success;
+    if (!transport_decided) {
+        bool wanted = transport != CommOptions::Transport::Nccl;
+        if (const char* v = std::getenv("GEMMLAB_DIST_TRANSPORT"); v && transport == CommOptions::Transport::Auto)
+            wanted = std::strcmp(v, "nccl") != 0;
+        if (Status s = detail::PeerCopies::create(this, wanted, &peer_copies, &transport_note, dl); s != Status::Success)
+            return s;
+        transport_decided = true;
+    }
+    *out = peer_copies.get();
+    return Status::Success;
+}
+
+Status Communicator::Impl::allgather_host(const void* mine, size_t bytes, void* all, Clock::time_point dl) {
+    cudaStream_t st = comm_stream[0];
+    void* d = nullptr;
+    if (Status s = buffer(Buffer::Exchange, bytes * size_t(nranks), st, &d); s != Status::Success) return s;
+    char* h = nullptr;
+    if (Status s = cuda(cudaMallocHost(reinterpret_cast<void**>(&h), bytes * size_t(nranks)), "cudaMallocHost");
+        s != Status::Success)
+        return s;
+    struct Pinned {
+        char* p;
+        ~Pinned() { cudaFreeHost(p); }
+    } guard{h};
+    char* my_slot = static_cast<char*>(d) + bytes * size_t(rank);
+    std::memcpy(h + bytes * size_t(rank), mine, bytes);
+    if (Status s = cuda(cudaMemcpyAsync(my_slot, h + bytes * size_t(rank), bytes, cudaMemcpyHostToDevice, st),
+                        "cudaMemcpyAsync (exchange)");
+        s != Status::Success)
+        return s;
+    if (Status s = nccl(ncclAllGather(my_slot, d, bytes, ncclInt8, comm, st), comm, "ncclAllGather (exchange)", dl);
+        s != Status::Success)
+        return s;
+    if (Status s = cuda(cudaMemcpyAsync(h, d, bytes * size_t(nranks), cudaMemcpyDeviceToHost, st),
+                        "cudaMemcpyAsync (exchange)");
+        s != Status::Success)
+        return s;
+    cudaEvent_t done = event(0);
+    if (!done) return cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    if (Status s = cuda(cudaEventRecord(done, st), "cudaEventRecord"); s != Status::Success) return s;
+    if (Status s = wait_event(done, dl); s != Status::Success) return s;
+    std::memcpy(all, h, bytes * size_t(nranks));
+    return Status::Success;
+}
+
 Status Communicator::Impl::agree(detail::Fingerprint& mine, Clock::time_point dl) {
     const int n = mine.wire_count();
     mine.to_wire(host_wire);
@@ -326,6 +379,7 @@ void Communicator::set_timeout_s(double seconds) noexcept {
     if (impl_ && seconds > 0) impl_->timeout_s = seconds;
 }
 void* Communicator::nccl_comm() const noexcept { return impl_ ? impl_->comm : nullptr; }
+bool Communicator::uses_copy_engines() const noexcept { return impl_ && impl_->peer_copies; }
 
 Status Communicator::abort() {
     if (!impl_) return Status::Success;
@@ -395,6 +449,7 @@ Status Communicator::create(Communicator& out, const UniqueId& id, int nranks, i
     impl->device = device;
     impl->timeout_s = timeout_from(options);
     impl->overlap_max_ctas = overlap_ctas_from(options);
+    impl->transport = options.transport;
     ncclUniqueId nid;
     std::memcpy(&nid, id.bytes, sizeof nid);
     ncclConfig_t cfg = nonblocking_config();
@@ -444,6 +499,7 @@ Status Communicator::create_all_local(std::vector<Communicator>& out, const std:
         impls[i]->device = devices[i];
         impls[i]->timeout_s = timeout_from(options);
         impls[i]->overlap_max_ctas = overlap_ctas_from(options);
+        impls[i]->transport = options.transport;
         cudaSetDevice(devices[i]);
         ncclConfig_t cfg = nonblocking_config();
         r = ncclCommInitRankConfig(&impls[i]->comm, n, nid, i, &cfg);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,10 @@
 namespace gemmlab::dist {
 
 using Clock = std::chrono::steady_clock;
+
+namespace detail {
+class PeerCopies; // peer_copy.hpp
+}
 
 /// NCCL's type for an element type.
 template <class T>
@@ -39,6 +44,8 @@ enum class Buffer : int {
     Gathered,     // the sequential all-gather's whole X, or the reduce-scatter's whole partial
     Staging,      // reduce-scatter result before conversion or a strided store
     OwnShard,     // this rank's X shard packed when ldx != k
+    Received,     // the copy engines' reduce-scatter: the peers' pieces of one chunk
+    Exchange,     // allgather_host's device side
 };
 
 /// Makes the calling thread use `device` for the scope, then puts back the one it had.
@@ -63,6 +70,12 @@ struct Communicator::Impl {
     int device = 0;
     double timeout_s = 300;
     int overlap_max_ctas = 16; // maxCTAs of the communicators the overlapped schedules use
+    CommOptions::Transport transport = CommOptions::Transport::Auto;
+    /// The copy-engine transport (peer_copy.hpp), decided at the first call that may use it;
+    /// null: the Overlapped schedules communicate with NCCL.
+    std::unique_ptr<detail::PeerCopies> peer_copies;
+    bool transport_decided = false;
+    std::string transport_note; // why not the copy engines
     bool aborted = false;
     /// Communication streams (high priority, so NCCL's blocks are scheduled first as SMs free).
     cudaStream_t comm_stream[2] = {nullptr, nullptr};
@@ -113,6 +126,12 @@ struct Communicator::Impl {
     /// ncclCommSplit of `comm` into *out (which must outlive the split: NCCL's job thread
     /// stores the new communicator through it), waited for without ever polling a null comm.
     Status split(int color, int key, ncclComm_t* out, const std::string& what, Clock::time_point deadline);
+
+    /// The copy engines for the Overlapped schedules, or null for NCCL (CommOptions::transport;
+    /// collective at the first call of a communicator with more than one rank).
+    Status copy_engines(detail::PeerCopies** out, Clock::time_point deadline);
+    /// Every rank's `bytes` (the same count everywhere), in rank order into `all`, on the host.
+    Status allgather_host(const void* mine, size_t bytes, void* all, Clock::time_point deadline);
 
     /// Exchanges the fingerprint and decides, the same on every rank.
     Status agree(detail::Fingerprint& mine, Clock::time_point deadline);

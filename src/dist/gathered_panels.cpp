@@ -13,7 +13,9 @@
 // (events: a slot is refilled only after the product that read it); the products beside a
 // gather run the rung that shares the GPU with NCCL (local_gemm.hpp), the last one the
 // caller's options. Only chunk 0's gather waits with nothing to hide it, so that chunk is
-// narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid.
+// narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid. Where the
+// copy engines reach every peer (peer_copy.hpp), each rank pulls the peers' segments of a chunk
+// into its slot instead of the all-gather, and every product has all the SMs.
 
 #include "dist/gathered_panels.hpp"
 
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "dist/local_gemm.hpp"
+#include "dist/peer_copy.hpp"
 
 namespace gemmlab::dist::detail {
 
@@ -36,9 +39,15 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
     cudaStream_t user = options.local.stream;
     gemmlab::GemmOptions alone = options.local;
     alone.stream = user;
-    // ComputeOnly times the Overlapped schedule's products, so it takes their rungs too.
-    const gemmlab::GemmOptions beside = sched == Schedule::Sequential ? alone : beside_comm<TA>(alone, im->device);
     if (p.cols == 0) return Status::Success;
+    // The Overlapped schedule gathers with the copy engines where the ranks reach each other's
+    // memory (peer_copy.hpp); its products then have every SM.
+    PeerCopies* pc = nullptr;
+    if (sched != Schedule::Sequential)
+        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
+    // ComputeOnly times the Overlapped schedule's products, so it takes their rungs too.
+    const gemmlab::GemmOptions beside =
+        sched == Schedule::Sequential || pc ? alone : beside_comm<TA>(alone, im->device);
 
     // Chunk 0's gather is the one nothing hides: it is narrower than the others (panel_chunks)
     // and runs on the full communicator, with all the blocks NCCL wants.
@@ -54,15 +63,17 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
     const int64_t ld_slot = (pn + 7) / 8 * 8;
     const size_t esz = sizeof(TA);
     TA* slot[2] = {nullptr, nullptr};
+    const Buffer slot_id[2] = {Buffer::PanelB0, Buffer::PanelB1};
+    const size_t slot_bytes = std::max<size_t>(esz * size_t(P * p.block * ld_slot), 16);
+    const size_t segment_bytes = esz * size_t(p.block * ld_slot);
     for (int i = 0; i < 2; ++i)
-        if (Status s = im->buffer(i ? Buffer::PanelB1 : Buffer::PanelB0,
-                                  std::max<size_t>(esz * size_t(P * p.block * ld_slot), 16), user,
-                                  reinterpret_cast<void**>(&slot[i]));
+        if (Status s = pc ? pc->shared(slot_id[i], slot_bytes, user, reinterpret_cast<void**>(&slot[i]), dl)
+                          : im->buffer(slot_id[i], slot_bytes, user, reinterpret_cast<void**>(&slot[i]));
             s != Status::Success)
             return s;
 
     ncclComm_t capped = im->comm;
-    if (overlapped && do_comm)
+    if (overlapped && do_comm && !pc)
         if (Status s = im->overlap_comm(&capped, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(5), im->event(6)}, done = im->event(7);
@@ -88,6 +99,15 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
                                     "cudaMemcpy2DAsync (pack this rank's rows of a chunk of B)");
                 s != Status::Success)
                 return s;
+        if (pc) {
+            // Every rank pulls the peers' segments straight into its own slot.
+            auto pull = [&](int q) {
+                return Pull{segment_bytes * size_t(q), reinterpret_cast<char*>(slot[i]) + segment_bytes * size_t(q),
+                            segment_bytes};
+            };
+            if (Status s = pc->exchange(slot_id[i], cs, pull, ready[i], nullptr); s != Status::Success) return s;
+            return pc->settle(cs);
+        }
         ncclComm_t c = j == 0 ? im->comm : capped;
         if (Status s = im->nccl(ncclAllGather(mine, slot[i], size_t(p.block * ld_slot), nccl_type<TA>(), c, cs), c,
                                 "ncclAllGather (a chunk of B's columns)", dl);

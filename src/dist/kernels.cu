@@ -1,5 +1,6 @@
 // Element-wise kernels of the distributed layer: the one rounding of a float accumulation to
-// the output type (SUMMA with half-type C, the reduce-scatter of half-type partial products).
+// the output type (SUMMA with half-type C, the reduce-scatter of half-type partial products),
+// and the sum of the pieces the copy engines' reduce-scatter gathered.
 
 #include "dist/kernels.hpp"
 
@@ -30,7 +31,28 @@ __global__ void store_from_float_kernel(int64_t lines, int64_t width, const floa
     }
 }
 
+template <class T>
+__global__ void sum_pieces_kernel(Pieces<T> pieces, int64_t n, T* dst) {
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+        T v = pieces.src[0][i];
+        for (int p = 1; p < pieces.count; ++p) v += pieces.src[p][i];
+        dst[i] = v;
+    }
+}
+
 } // namespace
+
+template <class T>
+cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t n, T* dst, cudaStream_t stream) {
+    if (n <= 0 || pieces.count <= 0) return cudaSuccess;
+    const int threads = 256;
+    const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 132 * 8);
+    sum_pieces_kernel<T><<<unsigned(blocks), threads, 0, stream>>>(pieces, n, dst);
+    return cudaGetLastError();
+}
+
+template cudaError_t sum_pieces<float>(const Pieces<float>&, int64_t, float*, cudaStream_t);
+template cudaError_t sum_pieces<double>(const Pieces<double>&, int64_t, double*, cudaStream_t);
 
 template <class TC>
 cudaError_t store_from_float(int64_t lines, int64_t width, const float* src, int64_t ld_src,

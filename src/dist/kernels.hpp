@@ -1,5 +1,5 @@
 #pragma once
-// The two small element-wise kernels of the distributed layer (kernels.cu).
+// The small element-wise kernels of the distributed layer (kernels.cu).
 
 #include <cstdint>
 
@@ -13,5 +13,18 @@ namespace gemmlab::dist::detail {
 template <class TC>
 cudaError_t store_from_float(int64_t lines, int64_t width, const float* src, int64_t ld_src,
                              float beta, TC* dst, int64_t ld_dst, cudaStream_t stream);
+
+/// The pieces a reduce-scatter sums, at most kMaxPieces of them.
+template <class T>
+struct Pieces {
+    static constexpr int kMaxPieces = 16;
+    const T* src[kMaxPieces] = {};
+    int count = 0;
+};
+
+/// dst[i] = src[0][i] + src[1][i] + ... in that order (one fixed order: the same sum on every
+/// run), for i < n, in T (float or double). Returns the launch's error.
+template <class T>
+cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t n, T* dst, cudaStream_t stream);
 
 } // namespace gemmlab::dist::detail

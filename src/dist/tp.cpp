@@ -18,10 +18,12 @@
 // ncclReduceScatter, on the caller's stream and communicator, with the caller's options.
 
 #include <algorithm>
+#include <array>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
 #include "dist/local_gemm.hpp"
+#include "dist/peer_copy.hpp"
 
 namespace gemmlab::dist {
 
@@ -51,6 +53,78 @@ Status begin(Communicator& comm, detail::TpKind kind, int64_t ta, int64_t tc, Op
     detail::Fingerprint fp;
     detail::check_tp_local(kind, im->nranks, ta, tc, op_w, tokens, n, k, x, ldx, w, ldw, out, ld_out, o, fp);
     return im->agree(fp, *dl);
+}
+
+/// allgather_gemm's Overlapped schedule on the copy engines: this rank copies its shard into
+/// its place in its shared X_all, then pulls every peer's shard from the peer's X_all, each on
+/// its own copy engine, while the compute stream multiplies the own shard; each peer's rows are
+/// multiplied as soon as they landed. No SM moves data, so every product takes the caller's
+/// options.
+template <class TA, class TC>
+Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* pc, Op op_w, int64_t tokens,
+                                   int64_t n_local, int64_t k, scalar_t<TA> alpha, const TA* x_shard, int64_t ldx,
+                                   const TA* w, int64_t ldw, TC* y, int64_t ldy, const TpOptions& options,
+                                   Clock::time_point dl) {
+    const int P = im->nranks, rank = im->rank;
+    const int64_t rows_shard = tokens / P;
+    const Schedule sched = options.schedule;
+    const bool do_comm = sched != Schedule::ComputeOnly && k > 0;
+    const bool do_compute = sched != Schedule::CommOnly;
+    cudaStream_t user = options.local.stream;
+    gemmlab::GemmOptions alone = options.local;
+    alone.stream = user;
+    const size_t shard_bytes = sizeof(TA) * size_t(rows_shard * k);
+    TA* all = nullptr; // X_all, tokens x k, ld k; every peer reads this rank's shard from it
+    if (Status s = pc->shared(Buffer::Gathered, shard_bytes * size_t(P), user, reinterpret_cast<void**>(&all), dl);
+        s != Status::Success)
+        return s;
+    cudaEvent_t ev_start = im->event(2), done = im->event(3);
+    std::array<cudaEvent_t, detail::PeerCopies::kMaxRanks> landed{};
+    for (int q = 0; q < P; ++q) landed[size_t(q)] = im->event(size_t(10 + q));
+    if (!done || !landed[size_t(P - 1)]) return im->cuda(cudaErrorMemoryAllocation, "cudaEventCreate");
+    cudaStream_t cs = im->comm_stream[0];
+    if (Status s = im->cuda(cudaEventRecord(ev_start, user), "cudaEventRecord"); s != Status::Success) return s;
+    if (do_compute)
+        if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, x_shard, ldx, w, ldw,
+                                        y + rank * rows_shard * ldy, ldy, alone, alone);
+            s != Status::Success)
+            return s;
+    if (do_comm) {
+        if (Status s = im->cuda(cudaStreamWaitEvent(cs, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
+            return s;
+        TA* own = all + rank * rows_shard * k;
+        if (Status s = im->cuda(cudaMemcpy2DAsync(own, k * sizeof(TA), x_shard, ldx * sizeof(TA), k * sizeof(TA),
+                                                  rows_shard, cudaMemcpyDeviceToDevice, cs),
+                                "cudaMemcpy2DAsync (the shard into X_all)");
+            s != Status::Success)
+            return s;
+        auto pull = [&](int q) {
+            return detail::Pull{shard_bytes * size_t(q), reinterpret_cast<char*>(all) + shard_bytes * size_t(q),
+                                shard_bytes};
+        };
+        if (Status s = pc->exchange(Buffer::Gathered, cs, pull, nullptr, &landed); s != Status::Success) return s;
+        if (Status s = pc->settle(cs); s != Status::Success) return s;
+    }
+    if (do_compute)
+        for (int i = 1; i < P; ++i) { // the order the pulls were issued in
+            const int q = (rank + i) % P;
+            if (do_comm)
+                if (Status s = im->cuda(cudaStreamWaitEvent(user, landed[size_t(q)], 0), "cudaStreamWaitEvent");
+                    s != Status::Success)
+                    return s;
+            if (Status s = row_gemm<TA, TC>(im, op_w, rows_shard, n_local, k, alpha, all + q * rows_shard * k,
+                                            std::max<int64_t>(1, k), w, ldw, y + q * rows_shard * ldy, ldy, alone,
+                                            alone);
+                s != Status::Success)
+                return s;
+        }
+    if (do_comm) {
+        // The call ends once every peer has read this rank's shard.
+        if (Status s = im->cuda(cudaEventRecord(done, cs), "cudaEventRecord"); s != Status::Success) return s;
+        if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success)
+            return s;
+    }
+    return Status::Success;
 }
 
 int chunk_count(const TpOptions& o, int64_t rows_shard) {
@@ -115,6 +189,18 @@ Status allgather_gemm(Communicator& comm, Op op_w, int64_t tokens, int64_t n_loc
         const int64_t ldxs = P > 1 ? k : ldx;
         if (Status s = row_gemm<TA, TC>(im, op_w, tokens, n_local, k, alpha, xs, std::max<int64_t>(1, ldxs), w, ldw, y,
                                         ldy, alone, alone);
+            s != Status::Success)
+            return s;
+        detail::clear_error();
+        return options.synchronize ? comm.wait(user) : Status::Success;
+    }
+
+    detail::PeerCopies* pc = nullptr;
+    if (P > 1)
+        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
+    if (pc) {
+        if (Status s = allgather_gemm_copy_engines<TA, TC>(im, pc, op_w, tokens, n_local, k, alpha, x_shard, ldx, w,
+                                                           ldw, y, ldy, options, dl);
             s != Status::Success)
             return s;
         detail::clear_error();
@@ -237,12 +323,25 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     const int64_t cs = (rows_shard + asked - 1) / asked;
     const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
     auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
+    // On the copy engines (peer_copy.hpp) every owner pulls its piece of a chunk from each peer's
+    // slot and sums the P pieces in rank order; no SM moves data, so every product takes the
+    // caller's options.
+    detail::PeerCopies* pc = nullptr;
+    if (P > 1)
+        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
+    const gemmlab::GemmOptions& next_to_comm = pc ? alone : beside;
+    const Buffer slot_id[2] = {Buffer::Slot0, Buffer::Slot1};
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)
-        if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, sizeof(Acc) * P * cs * n, &slot[i]); s != Status::Success)
+        if (Status s = pc ? pc->shared(slot_id[i], sizeof(Acc) * P * cs * n, user, reinterpret_cast<void**>(&slot[i]), dl)
+                          : get(slot_id[i], sizeof(Acc) * P * cs * n, &slot[i]);
+            s != Status::Success)
             return s;
+    Acc* received = nullptr; // the peers' pieces of one chunk, rank by rank
+    if (pc && do_comm)
+        if (Status s = get(Buffer::Received, sizeof(Acc) * P * cs * n, &received); s != Status::Success) return s;
     ncclComm_t oc = im->comm; // one rank: NCCL's reduce-scatter is a copy
-    if (do_comm && P > 1)
+    if (do_comm && P > 1 && !pc)
         if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(7), im->event(8)}, done = im->event(9);
@@ -263,8 +362,8 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         if (do_compute)
             if (Status s = detail::local_gemm_batched<TA, Acc>(
                     im, Layout::RowMajor, Op::N, op_w, rows, n, k_local, alpha, x + c * cs * ldx, ldx,
-                    rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P, c == 0 ? alone : beside,
-                    alone);
+                    rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P,
+                    c == 0 ? alone : next_to_comm, alone);
                 s != Status::Success)
                 return s;
         return im->cuda(cudaEventRecord(ready[sl], user), "cudaEventRecord");
@@ -274,6 +373,24 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         const int sl = c % 2;
         if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ready[sl], 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
+        if (pc) {
+            const int64_t piece = chunk_rows(c) * n;
+            const size_t piece_bytes = sizeof(Acc) * size_t(piece);
+            auto pull = [&](int q) {
+                return detail::Pull{piece_bytes * size_t(im->rank), received + q * piece, piece_bytes};
+            };
+            if (Status s = pc->exchange(slot_id[sl], cs_stream, pull, nullptr, nullptr); s != Status::Success) return s;
+            detail::Pieces<Acc> pieces;
+            pieces.count = P;
+            for (int q = 0; q < P; ++q)
+                pieces.src[q] = q == im->rank ? slot[sl] + q * piece : received + q * piece;
+            if (Status s = im->cuda(detail::sum_pieces<Acc>(pieces, piece, target + c * cs * n, cs_stream),
+                                    "the reduce-scatter's sum (kernel launch)");
+                s != Status::Success)
+                return s;
+            if (Status s = pc->settle(cs_stream); s != Status::Success) return s;
+            return im->cuda(cudaEventRecord(freed[sl], cs_stream), "cudaEventRecord");
+        }
         if (Status s = im->nccl(ncclReduceScatter(slot[sl], target + c * cs * n, size_t(chunk_rows(c) * n),
                                                   nccl_type<Acc>(), ncclSum, oc, cs_stream),
                                 oc, "ncclReduceScatter (a chunk of partial products)", dl);

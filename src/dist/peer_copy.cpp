@@ -1,0 +1,325 @@
+// The copy-engine transport of the distributed layer (peer_copy.hpp).
+
+#include "dist/peer_copy.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace gemmlab::dist::detail {
+
+namespace {
+
+/// Where a rank runs: the host (name and boot) and the process.
+uint64_t host_id() {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    std::string boot;
+    std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+    uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (const std::string& s : {std::string(name), boot})
+        for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+template <class Fn>
+bool driver_entry(const char* name, Fn* out) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || !p) {
+        cudaGetLastError();
+        return false;
+    }
+    *out = reinterpret_cast<Fn>(p);
+    return true;
+}
+
+} // namespace
+
+struct PeerCopies::PeerInfo {
+    uint64_t host = 0;
+    int64_t pid = 0;
+    int32_t device = 0;
+    int32_t wanted = 0;
+    uint64_t bytes = 0;
+    uint64_t pointer = 0;
+    cudaIpcMemHandle_t handle{};
+};
+
+Status PeerCopies::create(Communicator::Impl* im, bool wanted, std::unique_ptr<PeerCopies>* out, std::string* why,
+                          Clock::time_point dl) {
+    out->reset();
+    std::unique_ptr<PeerCopies> pc(new PeerCopies);
+    pc->im_ = im;
+    pc->rank_ = im->rank;
+    pc->nranks_ = im->nranks;
+    const int P = im->nranks;
+    bool ok = wanted && P <= kMaxRanks && driver_entry("cuStreamWaitValue32", &pc->wait_value_) &&
+              driver_entry("cuStreamWriteValue32", &pc->write_value_);
+    // The flags: every rank makes them (the exchange below is collective either way).
+    PeerInfo mine;
+    mine.host = host_id();
+    mine.pid = int64_t(getpid());
+    mine.device = im->device;
+    const size_t flag_bytes = sizeof(uint32_t) * 2 * size_t(P);
+    if (ok) {
+        if (cudaMalloc(reinterpret_cast<void**>(&pc->flags_), flag_bytes) != cudaSuccess ||
+            cudaMemset(pc->flags_, 0, flag_bytes) != cudaSuccess ||
+            cudaIpcGetMemHandle(&mine.handle, pc->flags_) != cudaSuccess) {
+            cudaGetLastError();
+            ok = false;
+        }
+    }
+    mine.wanted = ok ? 1 : 0;
+    mine.bytes = flag_bytes;
+    mine.pointer = reinterpret_cast<uint64_t>(pc->flags_);
+    std::vector<PeerInfo> all(static_cast<size_t>(P));
+    if (Status s = im->allgather_host(&mine, sizeof mine, all.data(), dl); s != Status::Success) return s;
+
+    // Reachable: every rank wants it, on this host; a peer in this process by pointer (with peer
+    // access between different devices), one in another process through CUDA IPC.
+    for (const PeerInfo& p : all)
+        if (!p.wanted) {
+            ok = false;
+            *why = wanted ? "a rank can not use its copy engines for this (or asked for NCCL)" : "this rank asked for NCCL";
+        }
+    if (ok)
+        for (int q = 0; q < P && ok; ++q)
+            if (all[size_t(q)].host != mine.host) {
+                ok = false;
+                *why = "the ranks are not all on one host";
+            }
+    if (ok && !pc->open_peers(all, &pc->peer_flags_, true)) {
+        ok = false;
+        *why = "a peer's memory is not reachable from this GPU (CUDA IPC or peer access refused)";
+    }
+    // Agree: the copy engines only where every rank reached every peer.
+    int32_t my_ok = ok ? 1 : 0;
+    std::vector<int32_t> oks(static_cast<size_t>(P));
+    if (Status s = im->allgather_host(&my_ok, sizeof my_ok, oks.data(), dl); s != Status::Success) return s;
+    if (std::find(oks.begin(), oks.end(), 0) != oks.end()) {
+        if (ok) *why = "another rank can not reach all of its peers' memory";
+        return Status::Success; // pc's destructor closes and frees what this rank opened
+    }
+    for (int i = 0; i + 1 < P; ++i) {
+        cudaStream_t s = nullptr;
+        if (Status st = im->cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+            st != Status::Success)
+            return st;
+        pc->pull_streams_.push_back(s);
+    }
+    for (int q = 0; q < P; ++q) {
+        cudaEvent_t e = nullptr;
+        if (Status st = im->cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+            st != Status::Success)
+            return st;
+        pc->pulled_.push_back(e);
+    }
+    if (Status st = im->cuda(cudaEventCreateWithFlags(&pc->go_, cudaEventDisableTiming), "cudaEventCreate");
+        st != Status::Success)
+        return st;
+    *out = std::move(pc);
+    return Status::Success;
+}
+
+bool PeerCopies::open_peers(const std::vector<PeerInfo>& all, std::vector<void*>* out, bool flags) {
+    const PeerInfo& me = all[size_t(rank_)];
+    out->assign(all.size(), nullptr);
+    if (flags) same_process_.assign(all.size(), false);
+    for (int q = 0; q < nranks_; ++q) {
+        const PeerInfo& p = all[size_t(q)];
+        if (q == rank_) {
+            (*out)[size_t(q)] = reinterpret_cast<void*>(p.pointer);
+            continue;
+        }
+        if (p.pid == me.pid) {
+            if (p.device != me.device) {
+                int can = 0;
+                if (cudaDeviceCanAccessPeer(&can, me.device, p.device) != cudaSuccess || !can) {
+                    cudaGetLastError();
+                    return false;
+                }
+                const cudaError_t e = cudaDeviceEnablePeerAccess(p.device, 0);
+                if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) {
+                    cudaGetLastError();
+                    return false;
+                }
+                cudaGetLastError(); // "already enabled" is not an error here
+            }
+            (*out)[size_t(q)] = reinterpret_cast<void*>(p.pointer);
+            if (flags) same_process_[size_t(q)] = true;
+        } else {
+            void* ptr = nullptr;
+            if (cudaIpcOpenMemHandle(&ptr, p.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+                cudaGetLastError();
+                return false;
+            }
+            (*out)[size_t(q)] = ptr;
+        }
+    }
+    return true;
+}
+
+void PeerCopies::close_window(Window& w) {
+    for (int q = 0; q < int(w.peer.size()); ++q)
+        if (q != rank_ && w.peer[size_t(q)] && !same_process_[size_t(q)]) cudaIpcCloseMemHandle(w.peer[size_t(q)]);
+    w.peer.clear();
+}
+
+PeerCopies::~PeerCopies() {
+    for (auto& [id, w] : windows_) {
+        close_window(w);
+        if (w.mine) cudaFree(w.mine);
+    }
+    if (!same_process_.empty())
+        for (int q = 0; q < int(peer_flags_.size()); ++q)
+            if (q != rank_ && peer_flags_[size_t(q)] && !same_process_[size_t(q)])
+                cudaIpcCloseMemHandle(peer_flags_[size_t(q)]);
+    if (flags_) cudaFree(flags_);
+    for (cudaStream_t s : pull_streams_) cudaStreamDestroy(s);
+    for (cudaEvent_t e : pulled_) cudaEventDestroy(e);
+    if (go_) cudaEventDestroy(go_);
+}
+
+Status PeerCopies::shared(Buffer id, size_t bytes, cudaStream_t stream, void** mine, Clock::time_point dl) {
+    Window& w = windows_[id];
+    bytes = std::max<size_t>(bytes, 256);
+    if (w.bytes >= bytes) {
+        *mine = w.mine;
+        return Status::Success;
+    }
+    if (w.mine) {
+        // Nothing of this rank still uses the old buffer (every exchange ended with every peer's
+        // "done"), and no rank frees its buffer before every rank closed its mappings of it.
+        std::vector<cudaStream_t> streams = pull_streams_;
+        streams.push_back(stream);
+        for (cudaStream_t s : im_->comm_stream) streams.push_back(s);
+        cudaEvent_t idle = im_->event(0);
+        for (cudaStream_t s : streams) {
+            if (Status st = im_->cuda(cudaEventRecord(idle, s), "cudaEventRecord"); st != Status::Success) return st;
+            if (Status st = im_->wait_event(idle, dl); st != Status::Success) return st;
+        }
+        close_window(w);
+        int32_t token = 1;
+        std::vector<int32_t> tokens(static_cast<size_t>(nranks_));
+        if (Status st = im_->allgather_host(&token, sizeof token, tokens.data(), dl); st != Status::Success) return st;
+        cudaFree(w.mine);
+        w = Window{};
+    }
+    PeerInfo info;
+    info.pid = int64_t(getpid());
+    info.device = im_->device;
+    info.wanted = 1;
+    info.bytes = bytes;
+    void* p = nullptr;
+    if (Status st = im_->cuda(cudaMalloc(&p, bytes), "cudaMalloc (a buffer the peers read)"); st != Status::Success)
+        return st;
+    w.mine = p;
+    w.bytes = bytes;
+    if (Status st = im_->cuda(cudaMemset(p, 0, bytes), "cudaMemset"); st != Status::Success) return st;
+    if (Status st = im_->cuda(cudaIpcGetMemHandle(&info.handle, p), "cudaIpcGetMemHandle"); st != Status::Success)
+        return st;
+    info.pointer = reinterpret_cast<uint64_t>(p);
+    std::vector<PeerInfo> all(static_cast<size_t>(nranks_));
+    if (Status st = im_->allgather_host(&info, sizeof info, all.data(), dl); st != Status::Success) return st;
+    for (const PeerInfo& q : all)
+        if (q.bytes != bytes)
+            return im_->fail(Status::CudaError, "the ranks made shared buffers of different sizes (a bug of this layer)");
+    if (!open_peers(all, &w.peer, false))
+        return im_->fail(Status::CudaError, "opening a peer's buffer failed (CUDA IPC or peer access)");
+    *mine = w.mine;
+    return Status::Success;
+}
+
+CUresult PeerCopies::write_flag(cudaStream_t s, int peer, int slot, uint32_t value) {
+    auto* f = static_cast<uint32_t*>(peer_flags_[size_t(peer)]) + slot;
+    return write_value_(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(f), value, CU_STREAM_WRITE_VALUE_DEFAULT);
+}
+
+Status PeerCopies::driver(CUresult r, const char* what) {
+    if (r == CUDA_SUCCESS) return Status::Success;
+    return im_->fail(Status::CudaError, std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
+}
+
+Status PeerCopies::exchange(Buffer id, cudaStream_t stream, const std::function<Pull(int q)>& pull, cudaEvent_t landed,
+                            const std::array<cudaEvent_t, kMaxRanks>* landed_from) {
+    const int P = nranks_;
+    auto it = windows_.find(id);
+    if (it == windows_.end()) return im_->fail(Status::CudaError, "an exchange over a buffer never shared (a bug)");
+    const Window& w = it->second;
+    const uint32_t e = ++epoch_;
+    // 1. Ready: this rank's part is in place once the work on `stream` so far is done.
+    for (int q = 0; q < P; ++q)
+        if (q != rank_) {
+            if (Status s = driver(write_flag(stream, q, rank_, e), "cuStreamWriteValue32 (ready)");
+                s != Status::Success)
+                return s;
+        }
+    if (Status s = im_->cuda(cudaEventRecord(go_, stream), "cudaEventRecord"); s != Status::Success) return s;
+    // 2. The pulls, nearest peer first so that no two ranks read the same peer at once.
+    for (int i = 1; i < P; ++i) {
+        const int q = (rank_ + i) % P;
+        cudaStream_t ps = pull_streams_[size_t(i - 1)];
+        if (Status s = im_->cuda(cudaStreamWaitEvent(ps, go_, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
+        if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(ps), reinterpret_cast<CUdeviceptr>(flags_ + q), e,
+                                          CU_STREAM_WAIT_VALUE_GEQ),
+                              "cuStreamWaitValue32 (a peer's ready)");
+            s != Status::Success)
+            return s;
+        const Pull p = pull(q);
+        if (p.src_offset + p.bytes > w.bytes)
+            return im_->fail(Status::CudaError, "a pull past the end of a peer's buffer (a bug of this layer)");
+        if (p.bytes > 0)
+            if (Status s = im_->cuda(cudaMemcpyAsync(p.dst, static_cast<const char*>(w.peer[size_t(q)]) + p.src_offset,
+                                                     p.bytes, cudaMemcpyDefault, ps),
+                                     "cudaMemcpyAsync (a pull from a peer's GPU)");
+                s != Status::Success)
+                return s;
+        if (Status s = im_->cuda(cudaEventRecord(pulled_[size_t(q)], ps), "cudaEventRecord"); s != Status::Success)
+            return s;
+        if (landed_from && (*landed_from)[size_t(q)])
+            if (Status s = im_->cuda(cudaEventRecord((*landed_from)[size_t(q)], ps), "cudaEventRecord");
+                s != Status::Success)
+                return s;
+        if (Status s = im_->cuda(cudaStreamWaitEvent(stream, pulled_[size_t(q)], 0), "cudaStreamWaitEvent");
+            s != Status::Success)
+            return s;
+    }
+    if (landed)
+        if (Status s = im_->cuda(cudaEventRecord(landed, stream), "cudaEventRecord"); s != Status::Success) return s;
+    return Status::Success;
+}
+
+Status PeerCopies::settle(cudaStream_t stream) {
+    const int P = nranks_;
+    const uint32_t e = epoch_;
+    // 3. Done: tell every peer this rank read its part, then wait until every peer read ours.
+    for (int q = 0; q < P; ++q)
+        if (q != rank_) {
+            if (Status s = driver(write_flag(stream, q, P + rank_, e), "cuStreamWriteValue32 (done)");
+                s != Status::Success)
+                return s;
+        }
+    for (int q = 0; q < P; ++q)
+        if (q != rank_)
+            if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(stream),
+                                              reinterpret_cast<CUdeviceptr>(flags_ + P + q), e, CU_STREAM_WAIT_VALUE_GEQ),
+                                  "cuStreamWaitValue32 (a peer's done)");
+                s != Status::Success)
+                return s;
+    return Status::Success;
+}
+
+void PeerCopies::release() {
+    if (!flags_) return;
+    // Far ahead of any epoch this communicator reaches, cyclically.
+    std::vector<uint32_t> high(2 * size_t(nranks_), epoch_ + 0x40000000u);
+    cudaMemcpy(flags_, high.data(), sizeof(uint32_t) * high.size(), cudaMemcpyHostToDevice);
+    cudaGetLastError();
+}
+
+} // namespace gemmlab::dist::detail
