@@ -346,10 +346,28 @@ int all_gemm_cases(int rank, dist::Communicator& comm, Values values) {
 
 } // namespace
 
+/// On one host the Overlapped schedules move data with the copy engines unless told otherwise:
+/// 1 (a failure) where a call left them on NCCL.
+int expect_copy_engines(int rank, dist::Communicator& comm) {
+    std::printf("rank %d: the Overlapped schedules communicated with %s\n", rank,
+                comm.uses_copy_engines() ? "the copy engines" : "NCCL");
+    return comm.uses_copy_engines() ? 0 : 1;
+}
+
 TEST(DistGpu, GemmEqualsSingleGpuBitwiseOnIntegers) {
     SKIP_WITHOUT_TWO_GPUS();
     const RunResult r = run_ranks(ranks_for_test(), 60, 240, [](int rank, dist::Communicator& comm) {
-        return all_gemm_cases(rank, comm, Values::SmallIntegers);
+        return all_gemm_cases(rank, comm, Values::SmallIntegers) + expect_copy_engines(rank, comm);
+    });
+    for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
+}
+
+TEST(DistGpu, GemmOnNcclEqualsSingleGpuBitwiseOnIntegers) {
+    SKIP_WITHOUT_TWO_GPUS();
+    const RunResult r = run_ranks(ranks_for_test(), 60, 240, [](int rank, dist::Communicator& comm) {
+        setenv("GEMMLAB_DIST_TRANSPORT", "nccl", 1); // read at this communicator's first call
+        const int f = all_gemm_cases(rank, comm, Values::SmallIntegers);
+        return f + (comm.uses_copy_engines() ? 1 : 0);
     });
     for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
 }
@@ -464,7 +482,25 @@ TEST(DistGpu, TensorParallelEqualsSingleGpu) {
             f += check_tp<__half, __half>(rank, comm, chunks);
         }
         std::printf("rank %d: tensor parallel: 5 type pairs x 2 chunkings x 2 schedules x 2 patterns: %d failed\n", rank, f);
-        return f ? 1 : 0;
+        return (f ? 1 : 0) + expect_copy_engines(rank, comm);
+    });
+    for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
+}
+
+TEST(DistGpu, TensorParallelOnNcclEqualsSingleGpu) {
+    SKIP_WITHOUT_TWO_GPUS();
+    const RunResult r = run_ranks(ranks_for_test(), 60, 180, [](int rank, dist::Communicator& comm) {
+        setenv("GEMMLAB_DIST_TRANSPORT", "nccl", 1);
+        int f = 0;
+        for (int chunks : {0, 7}) { // 4 chunks of 24 rows; 7 of 14 and a last of 12
+            f += check_tp<float, float>(rank, comm, chunks);
+            f += check_tp<double, double>(rank, comm, chunks);
+            f += check_tp<__nv_bfloat16, __nv_bfloat16>(rank, comm, chunks);
+            f += check_tp<__nv_bfloat16, float>(rank, comm, chunks);
+            f += check_tp<__half, __half>(rank, comm, chunks);
+        }
+        std::printf("rank %d: tensor parallel: 5 type pairs x 2 chunkings x 2 schedules x 2 patterns: %d failed\n", rank, f);
+        return (f ? 1 : 0) + (comm.uses_copy_engines() ? 1 : 0);
     });
     for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
 }
@@ -554,11 +590,32 @@ struct Busy {
     }
 };
 
+/// A tensor-parallel all-gather + GEMM big enough to be in flight when a peer disappears (BF16,
+/// 16384 tokens, k 4096, 4096 columns per rank): on one host its Overlapped schedule waits on
+/// the peers through the copy engines' flags, not through NCCL.
+struct BusyTp {
+    int64_t tokens, k = 4096, n = 4096;
+    Dev x, w, y;
+    explicit BusyTp(int P)
+        : tokens(16384), x(2 * size_t(16384 / P) * 4096), w(2 * size_t(4096) * 4096), y(2 * size_t(16384) * 4096) {
+        cudaMemset(x.p, 0, 2 * size_t(16384 / P) * 4096);
+        cudaMemset(w.p, 0, 2 * size_t(4096) * 4096);
+    }
+    dist::Status run(dist::Communicator& comm, bool synchronize) {
+        dist::TpOptions o;
+        o.synchronize = synchronize;
+        return dist::allgather_gemm<__nv_bfloat16, __nv_bfloat16>(comm, Op::T, tokens, n, k, 1.0f, x.as<__nv_bfloat16>(),
+                                                                  k, w.as<__nv_bfloat16>(), k, y.as<__nv_bfloat16>(), n, o);
+    }
+};
+
 constexpr double kFaultTimeout = 10; // the communicators' timeout in the fault tests
 
-int survivor_or_victim(int rank, dist::Communicator& comm, int mode) {
+/// mode 0: the victim dies mid-call; 1: it aborts its communicator; 2: it dies in the middle of
+/// a tensor-parallel call on the copy engines.
+template <class B>
+int survivor_or_victim(int rank, dist::Communicator& comm, int mode, B& busy) {
     const int victim = comm.size() - 1;
-    Busy busy(rank, comm.size());
     if (busy.run(comm, true) != dist::Status::Success) { // a healthy first call
         std::printf("rank %d: first call failed: %s\n", rank, dist::last_error());
         return 1;
@@ -591,6 +648,15 @@ int survivor_or_victim(int rank, dist::Communicator& comm, int mode) {
     return error && bounded && later == dist::Status::Aborted ? 0 : 1;
 }
 
+int survivor_or_victim(int rank, dist::Communicator& comm, int mode) {
+    if (mode == 2) {
+        BusyTp busy(comm.size());
+        return survivor_or_victim(rank, comm, 0, busy);
+    }
+    Busy busy(rank, comm.size());
+    return survivor_or_victim(rank, comm, mode, busy);
+}
+
 } // namespace
 
 TEST(DistGpu, DeadRankMakesTheOthersFailWithinTheTimeout) {
@@ -601,6 +667,18 @@ TEST(DistGpu, DeadRankMakesTheOthersFailWithinTheTimeout) {
     for (size_t i = 0; i + 1 < r.codes.size(); ++i) EXPECT_EQ(r.codes[i], 0) << codes_text(r);
     EXPECT_EQ(r.codes.back(), 42) << codes_text(r);
     std::printf("dead rank: %s\n", codes_text(r).c_str());
+}
+
+TEST(DistGpu, DeadRankOnTheCopyEnginesMakesTheOthersFailWithinTheTimeout) {
+    SKIP_WITHOUT_TWO_GPUS();
+    const RunResult r = run_ranks(ranks_for_test(), kFaultTimeout, 120, [](int rank, dist::Communicator& comm) {
+        const int code = survivor_or_victim(rank, comm, 2);
+        return code == 0 && rank + 1 < comm.size() ? expect_copy_engines(rank, comm) : code;
+    });
+    ASSERT_FALSE(r.timed_out) << codes_text(r);
+    for (size_t i = 0; i + 1 < r.codes.size(); ++i) EXPECT_EQ(r.codes[i], 0) << codes_text(r);
+    EXPECT_EQ(r.codes.back(), 42) << codes_text(r);
+    std::printf("dead rank on the copy engines: %s\n", codes_text(r).c_str());
 }
 
 TEST(DistGpu, AbortedRankMakesTheOthersFailWithinTheTimeout) {

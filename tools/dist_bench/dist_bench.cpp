@@ -271,7 +271,8 @@ void gemm_rank(Team& team, dist::Communicator& comm, const GemmCase& c, double s
         const double ov = agg_ms[dist::Schedule::Overlapped], co = agg_ms[dist::Schedule::CommOnly],
                      cp = agg_ms[dist::Schedule::ComputeOnly];
         std::string line = std::string("dist-bench case=gemm dtype=") + type_name<T>() + " gpus=" + std::to_string(P) + grid_text +
-                           " summary comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
+                           " summary transport=" + (comm.uses_copy_engines() ? "copy" : "nccl") +
+                           " comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
                            " overlapped_ms=" + fmt("%.3f", ov) + " overlapped_over_max=" + fmt("%.3f", ov / std::max(co, cp));
         if (agg_ms.count(dist::Schedule::Sequential))
             line += " sequential_ms=" + fmt("%.3f", agg_ms[dist::Schedule::Sequential]) +
@@ -430,7 +431,8 @@ void tp_rank(Team& team, dist::Communicator& comm, const TpCase& c) {
             const double ov = agg[dist::Schedule::Overlapped], co = agg[dist::Schedule::CommOnly],
                          cp = agg[dist::Schedule::ComputeOnly], sq = agg[dist::Schedule::Sequential];
             print_line(std::string("dist-bench case=tp pattern=") + name + " dtype=" + type_name<T>() + " tp=" +
-                       std::to_string(P) + " summary comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
+                       std::to_string(P) + " summary transport=" + (comm.uses_copy_engines() ? "copy" : "nccl") +
+                       " comm_ms=" + fmt("%.3f", co) + " compute_ms=" + fmt("%.3f", cp) +
                        " overlapped_ms=" + fmt("%.3f", ov) + " sequential_ms=" + fmt("%.3f", sq) +
                        " overlapped_over_max=" + fmt("%.3f", ov / std::max(co, cp)) + " target<=1.15" +
                        " speedup_vs_sequential=" + fmt("%.3f", sq / ov) + " target>=1.2" +
