@@ -246,7 +246,7 @@ Status PeerCopies::driver(CUresult r, const char* what) {
 }
 
 Status PeerCopies::exchange(Buffer id, cudaStream_t stream, const std::function<Pull(int q)>& pull, cudaEvent_t landed,
-                            const std::array<cudaEvent_t, kMaxRanks>* landed_from) {
+                            const std::array<cudaEvent_t, kMaxRanks>* landed_from, bool in_turn) {
     const int P = nranks_;
     auto it = windows_.find(id);
     if (it == windows_.end()) return im_->fail(Status::CudaError, "an exchange over a buffer never shared (a bug)");
@@ -265,6 +265,11 @@ Status PeerCopies::exchange(Buffer id, cudaStream_t stream, const std::function<
         const int q = (rank_ + i) % P;
         cudaStream_t ps = pull_streams_[size_t(i - 1)];
         if (Status s = im_->cuda(cudaStreamWaitEvent(ps, go_, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
+        if (in_turn && i > 1)
+            if (Status s = im_->cuda(cudaStreamWaitEvent(ps, pulled_[size_t((rank_ + i - 1) % P)], 0),
+                                     "cudaStreamWaitEvent");
+                s != Status::Success)
+                return s;
         if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(ps), reinterpret_cast<CUdeviceptr>(flags_ + q), e,
                                           CU_STREAM_WAIT_VALUE_GEQ),
                               "cuStreamWaitValue32 (a peer's ready)");

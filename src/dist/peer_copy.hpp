@@ -59,8 +59,10 @@ public:
     /// copy from peer q. `landed` (may be null) is recorded on `stream` once every pull landed;
     /// `landed_from[q]` (may be null) once q's pull landed. What reads the pulled data may go on
     /// `stream` next; then settle().
+    /// `in_turn`: each pull starts once the one before landed (the first lands sooner; for a
+    /// consumer that starts on each peer's part as it lands), else all at once.
     Status exchange(Buffer id, cudaStream_t stream, const std::function<Pull(int q)>& pull, cudaEvent_t landed,
-                    const std::array<cudaEvent_t, kMaxRanks>* landed_from);
+                    const std::array<cudaEvent_t, kMaxRanks>* landed_from, bool in_turn = false);
     /// Step 3 of the last exchange, on `stream`: after it, no peer reads this rank's buffer.
     Status settle(cudaStream_t stream);
 

@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <string>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
@@ -102,7 +104,12 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
             return detail::Pull{shard_bytes * size_t(q), reinterpret_cast<char*>(all) + shard_bytes * size_t(q),
                                 shard_bytes};
         };
-        if (Status s = pc->exchange(Buffer::Gathered, cs, pull, nullptr, &landed); s != Status::Success) return s;
+        static const bool in_turn = [] {
+            const char* v = std::getenv("GEMMLAB_DIST_PULLS");
+            return !(v && std::string(v) == "together");
+        }();
+        if (Status s = pc->exchange(Buffer::Gathered, cs, pull, nullptr, &landed, in_turn); s != Status::Success)
+            return s;
         if (Status s = pc->settle(cs); s != Status::Success) return s;
     }
     if (do_compute)
