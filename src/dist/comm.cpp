@@ -198,7 +198,8 @@ Status Communicator::Impl::wait_event(cudaEvent_t e, Clock::time_point dl) {
         if (Clock::now() > dl)
             return fail(Status::Timeout,
                         "the collective did not complete within " + std::to_string(timeout_s) +
-                            " s (a peer died, hangs, or did not make the same call)");
+                            " s (a peer died, hangs, or did not make the same call)" +
+                            (peer_copies ? "; " + peer_copies->describe() : std::string()));
         if (spin > 100) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
 }

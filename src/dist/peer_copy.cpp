@@ -67,8 +67,9 @@ Status PeerCopies::create(Communicator::Impl* im, bool wanted, std::unique_ptr<P
     mine.device = im->device;
     const size_t flag_bytes = sizeof(uint32_t) * 2 * size_t(P);
     if (ok) {
+        // Zeroed on the stream the exchange below runs on and waits for: before any peer writes.
         if (cudaMalloc(reinterpret_cast<void**>(&pc->flags_), flag_bytes) != cudaSuccess ||
-            cudaMemset(pc->flags_, 0, flag_bytes) != cudaSuccess ||
+            cudaMemsetAsync(pc->flags_, 0, flag_bytes, im->comm_stream[0]) != cudaSuccess ||
             cudaIpcGetMemHandle(&mine.handle, pc->flags_) != cudaSuccess) {
             cudaGetLastError();
             ok = false;
@@ -220,7 +221,11 @@ Status PeerCopies::shared(Buffer id, size_t bytes, cudaStream_t stream, void** m
         return st;
     w.mine = p;
     w.bytes = bytes;
-    if (Status st = im_->cuda(cudaMemset(p, 0, bytes), "cudaMemset"); st != Status::Success) return st;
+    // Defined contents (the timing-only schedules read what no exchange filled), zeroed on the
+    // stream the exchange below waits for, so before this call's own work.
+    if (Status st = im_->cuda(cudaMemsetAsync(p, 0, bytes, im_->comm_stream[0]), "cudaMemsetAsync");
+        st != Status::Success)
+        return st;
     if (Status st = im_->cuda(cudaIpcGetMemHandle(&info.handle, p), "cudaIpcGetMemHandle"); st != Status::Success)
         return st;
     info.pointer = reinterpret_cast<uint64_t>(p);
@@ -317,6 +322,23 @@ Status PeerCopies::settle(cudaStream_t stream) {
                 s != Status::Success)
                 return s;
     return Status::Success;
+}
+
+std::string PeerCopies::describe() const {
+    std::vector<uint32_t> f(2 * size_t(nranks_), 0);
+    // A plain copy: the legacy stream does not wait for this layer's non-blocking streams.
+    if (!flags_ || cudaMemcpy(f.data(), flags_, sizeof(uint32_t) * f.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaGetLastError();
+        return "copy engines: the flags could not be read";
+    }
+    std::string ready, done;
+    for (int q = 0; q < nranks_; ++q) {
+        if (q == rank_) continue;
+        ready += (ready.empty() ? "" : ", ") + std::to_string(q) + ": " + std::to_string(f[size_t(q)]);
+        done += (done.empty() ? "" : ", ") + std::to_string(q) + ": " + std::to_string(f[size_t(nranks_ + q)]);
+    }
+    return "copy engines at exchange " + std::to_string(epoch_) + "; the peers' last ready {" + ready + "}, done {" +
+           done + "}";
 }
 
 void PeerCopies::release() {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include <cuda.h>
@@ -69,6 +70,10 @@ public:
     /// After this rank failed: lets every wait on this rank's flags through, so that no stream
     /// stays blocked on a peer that will never signal (the pulls then read whatever is there).
     void release();
+
+    /// What the flags say now (epoch, the last "ready" and "done" of each peer), for a timeout's
+    /// message: which peer this rank was waiting for.
+    std::string describe() const;
 
     int nranks() const { return nranks_; }
 

@@ -380,6 +380,103 @@ TEST(DistGpu, GemmWithinBoundOnUniformInputs) {
     for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
 }
 
+namespace {
+
+/// A BF16 8192^3 product on row panels (a P x 1 grid, B's rows one block per rank): the
+/// gathered panels' chunks (17 at 4 ranks) each long enough that the next chunk's exchange, the
+/// product and the slots' reuse overlap for real; two calls, then sampled entries against the
+/// CPU; the second call is enqueued behind the first before either is waited for.
+int row_panels_many_chunks(int rank, dist::Communicator& comm) {
+    using T = __nv_bfloat16;
+    const int P = comm.size();
+    const int64_t n = 8192;
+    const Grid g{P, 1};
+    const Distribution dc = Distribution::block_2d(n, n, g), da{g, dc.block_rows, n},
+                       db{g, (n + P - 1) / P, dc.block_cols};
+    const int64_t lr = dist::local_rows(dc, n, rank), br = dist::local_rows(db, n, rank);
+    Dev a(sizeof(T) * lr * n), b(sizeof(T) * br * n), c(sizeof(T) * lr * n);
+    dist::Matrix<T> A{n, n, da, a.as<T>(), n}, B{n, n, db, b.as<T>(), n}, C{n, n, dc, c.as<T>(), n};
+    const uint64_t seed = 777;
+    CHECK_CUDA(dist::testing::fill_local(A, Layout::RowMajor, rank, seed, 0, Values::Uniform, nullptr));
+    CHECK_CUDA(dist::testing::fill_local(B, Layout::RowMajor, rank, seed, 1, Values::Uniform, nullptr));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    dist::GemmOptions o;
+    o.synchronize = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int call = 0; call < 2; ++call) {
+        const dist::Status st = dist::gemm<T, T>(comm, Layout::RowMajor, Op::N, Op::N, 1.0f,
+                                                 dist::Matrix<const T>{A.rows, A.cols, A.dist, A.data, A.ld},
+                                                 dist::Matrix<const T>{B.rows, B.cols, B.dist, B.data, B.ld}, 0.0f, C, o);
+        if (st != dist::Status::Success) {
+            std::printf("rank %d: dist::gemm (call %d): %s\n", rank, call, dist::last_error());
+            return 1;
+        }
+    }
+    if (comm.wait(nullptr) != dist::Status::Success) {
+        std::printf("rank %d: waiting for the calls: %s\n", rank, dist::last_error());
+        return 1;
+    }
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::vector<T> got = to_host(C.data, size_t(lr * n));
+    const auto chk = dist::testing::check_samples<T, T>(got.data(), n, Layout::RowMajor, dc, rank, n, n, n, 1.0, 0.0, seed,
+                                                        Values::Uniform, 24);
+    std::printf("rank %d: row panels, 8192^3 BF16 twice in %.3f s; %lld sampled entries against the CPU, %lld outside "
+                "the bound\n",
+                rank, sec, (long long)chk.checked, (long long)chk.failed);
+    return chk.failed ? 1 : 0;
+}
+
+} // namespace
+
+TEST(DistGpu, RowPanelsOfManyLongChunks) {
+    SKIP_WITHOUT_TWO_GPUS();
+    const RunResult r = run_ranks(ranks_for_test(), 30, 90, [](int rank, dist::Communicator& comm) {
+        return row_panels_many_chunks(rank, comm) + expect_copy_engines(rank, comm);
+    });
+    for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
+}
+
+TEST(DistGpu, RowPanelsOfManyLongChunksInOneProcess) {
+    SKIP_WITHOUT_TWO_GPUS();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        std::setvbuf(stdout, nullptr, _IOLBF, 0);
+        std::vector<int> devices;
+        for (int d = 0; d < ranks_for_test(); ++d) devices.push_back(d);
+        std::vector<dist::Communicator> comms;
+        dist::CommOptions o;
+        o.timeout_s = 30;
+        if (dist::Communicator::create_all_local(comms, devices, o) != dist::Status::Success) {
+            std::printf("create_all_local: %s\n", dist::last_error());
+            _exit(2);
+        }
+        std::vector<int> codes(comms.size(), 0);
+        std::vector<std::thread> threads;
+        for (size_t r = 0; r < comms.size(); ++r)
+            threads.emplace_back([&, r] {
+                cudaSetDevice(comms[r].device());
+                codes[r] = row_panels_many_chunks(int(r), comms[r]) + expect_copy_engines(int(r), comms[r]);
+                comms[r] = dist::Communicator();
+            });
+        for (auto& t : threads) t.join();
+        int sum = 0;
+        for (int c : codes) sum += c;
+        std::fflush(stdout);
+        _exit(sum ? 1 : 0);
+    }
+    int st = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(90)) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            FAIL() << "the one-process ranks did not finish within 90 s";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+}
+
 // ------------------------------------------------------------------------------ tensor parallel
 
 namespace {
