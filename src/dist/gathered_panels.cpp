@@ -14,8 +14,8 @@
 // gather run the rung that shares the GPU with NCCL (local_gemm.hpp), the last one the
 // caller's options. Only chunk 0's gather waits with nothing to hide it, so that chunk is
 // narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid. Where the
-// copy engines reach every peer (peer_copy.hpp), each rank pulls the peers' segments of a chunk
-// into its slot instead of the all-gather, and every product has all the SMs.
+// copy engines reach every peer (peer_copy.hpp), each rank writes its segment of a chunk into
+// every peer's slot instead of the all-gather, and every product has all the SMs.
 
 #include "dist/gathered_panels.hpp"
 
@@ -100,13 +100,10 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
                 s != Status::Success)
                 return s;
         if (pc) {
-            // Every rank pulls the peers' segments straight into its own slot.
-            auto pull = [&](int q) {
-                return Pull{segment_bytes * size_t(q), reinterpret_cast<char*>(slot[i]) + segment_bytes * size_t(q),
-                            segment_bytes};
-            };
-            if (Status s = pc->exchange(slot_id[i], cs, pull, ready[i], nullptr); s != Status::Success) return s;
-            return pc->settle(cs);
+            // Every rank writes its segment into its place in every peer's slot.
+            auto push = [&](int) { return Push{mine, segment_bytes * size_t(rank), segment_bytes}; };
+            if (Status s = pc->exchange(slot_id[i], cs, push, nullptr); s != Status::Success) return s;
+            return im->cuda(cudaEventRecord(ready[i], cs), "cudaEventRecord");
         }
         ncclComm_t c = j == 0 ? im->comm : capped;
         if (Status s = im->nccl(ncclAllGather(mine, slot[i], size_t(p.block * ld_slot), nccl_type<TA>(), c, cs), c,

@@ -81,22 +81,25 @@ Status PeerCopies::create(Communicator::Impl* im, bool wanted, std::unique_ptr<P
     std::vector<PeerInfo> all(static_cast<size_t>(P));
     if (Status s = im->allgather_host(&mine, sizeof mine, all.data(), dl); s != Status::Success) return s;
 
-    // Reachable: every rank wants it, on this host; a peer in this process by pointer (with peer
-    // access between different devices), one in another process through CUDA IPC.
+    // Reachable: every rank wants it, on this host, each in a process of its own, every peer's
+    // memory mapped through CUDA IPC.
     for (const PeerInfo& p : all)
         if (!p.wanted) {
             ok = false;
             *why = wanted ? "a rank can not use its copy engines for this (or asked for NCCL)" : "this rank asked for NCCL";
         }
-    if (ok)
-        for (int q = 0; q < P && ok; ++q)
-            if (all[size_t(q)].host != mine.host) {
-                ok = false;
-                *why = "the ranks are not all on one host";
-            }
-    if (ok && !pc->open_peers(all, &pc->peer_flags_, true)) {
+    for (int q = 0; q < P && ok; ++q) {
+        if (all[size_t(q)].host != mine.host) {
+            ok = false;
+            *why = "the ranks are not all on one host";
+        } else if (q != im->rank && all[size_t(q)].pid == mine.pid) {
+            ok = false;
+            *why = "ranks share a process (create_all_local)";
+        }
+    }
+    if (ok && !pc->open_peers(all, &pc->peer_flags_)) {
         ok = false;
-        *why = "a peer's memory is not reachable from this GPU (CUDA IPC or peer access refused)";
+        *why = "a peer's memory is not reachable from this GPU (CUDA IPC refused)";
     }
     // Agree: the copy engines only where every rank reached every peer.
     int32_t my_ok = ok ? 1 : 0;
@@ -108,66 +111,50 @@ Status PeerCopies::create(Communicator::Impl* im, bool wanted, std::unique_ptr<P
     }
     for (int i = 0; i + 1 < P; ++i) {
         cudaStream_t s = nullptr;
+        cudaEvent_t e = nullptr;
         if (Status st = im->cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
             st != Status::Success)
             return st;
-        pc->pull_streams_.push_back(s);
-    }
-    for (int q = 0; q < P; ++q) {
-        cudaEvent_t e = nullptr;
+        pc->step_streams_.push_back(s);
         if (Status st = im->cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
             st != Status::Success)
             return st;
-        pc->pulled_.push_back(e);
+        pc->stepped_.push_back(e);
     }
     if (Status st = im->cuda(cudaEventCreateWithFlags(&pc->go_, cudaEventDisableTiming), "cudaEventCreate");
+        st != Status::Success)
+        return st;
+    if (Status st = im->cuda(cudaStreamCreateWithFlags(&pc->side_, cudaStreamNonBlocking), "cudaStreamCreate");
+        st != Status::Success)
+        return st;
+    if (Status st = im->cuda(cudaMallocHost(reinterpret_cast<void**>(&pc->host_flags_), flag_bytes), "cudaMallocHost");
         st != Status::Success)
         return st;
     *out = std::move(pc);
     return Status::Success;
 }
 
-bool PeerCopies::open_peers(const std::vector<PeerInfo>& all, std::vector<void*>* out, bool flags) {
-    const PeerInfo& me = all[size_t(rank_)];
+bool PeerCopies::open_peers(const std::vector<PeerInfo>& all, std::vector<void*>* out) {
     out->assign(all.size(), nullptr);
-    if (flags) same_process_.assign(all.size(), false);
     for (int q = 0; q < nranks_; ++q) {
         const PeerInfo& p = all[size_t(q)];
         if (q == rank_) {
             (*out)[size_t(q)] = reinterpret_cast<void*>(p.pointer);
             continue;
         }
-        if (p.pid == me.pid) {
-            if (p.device != me.device) {
-                int can = 0;
-                if (cudaDeviceCanAccessPeer(&can, me.device, p.device) != cudaSuccess || !can) {
-                    cudaGetLastError();
-                    return false;
-                }
-                const cudaError_t e = cudaDeviceEnablePeerAccess(p.device, 0);
-                if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) {
-                    cudaGetLastError();
-                    return false;
-                }
-                cudaGetLastError(); // "already enabled" is not an error here
-            }
-            (*out)[size_t(q)] = reinterpret_cast<void*>(p.pointer);
-            if (flags) same_process_[size_t(q)] = true;
-        } else {
-            void* ptr = nullptr;
-            if (cudaIpcOpenMemHandle(&ptr, p.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
-                cudaGetLastError();
-                return false;
-            }
-            (*out)[size_t(q)] = ptr;
+        void* ptr = nullptr;
+        if (cudaIpcOpenMemHandle(&ptr, p.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
         }
+        (*out)[size_t(q)] = ptr;
     }
     return true;
 }
 
 void PeerCopies::close_window(Window& w) {
     for (int q = 0; q < int(w.peer.size()); ++q)
-        if (q != rank_ && w.peer[size_t(q)] && !same_process_[size_t(q)]) cudaIpcCloseMemHandle(w.peer[size_t(q)]);
+        if (q != rank_ && w.peer[size_t(q)]) cudaIpcCloseMemHandle(w.peer[size_t(q)]);
     w.peer.clear();
 }
 
@@ -176,14 +163,14 @@ PeerCopies::~PeerCopies() {
         close_window(w);
         if (w.mine) cudaFree(w.mine);
     }
-    if (!same_process_.empty())
-        for (int q = 0; q < int(peer_flags_.size()); ++q)
-            if (q != rank_ && peer_flags_[size_t(q)] && !same_process_[size_t(q)])
-                cudaIpcCloseMemHandle(peer_flags_[size_t(q)]);
+    for (int q = 0; q < int(peer_flags_.size()); ++q)
+        if (q != rank_ && peer_flags_[size_t(q)]) cudaIpcCloseMemHandle(peer_flags_[size_t(q)]);
     if (flags_) cudaFree(flags_);
-    for (cudaStream_t s : pull_streams_) cudaStreamDestroy(s);
-    for (cudaEvent_t e : pulled_) cudaEventDestroy(e);
+    for (cudaStream_t s : step_streams_) cudaStreamDestroy(s);
+    for (cudaEvent_t e : stepped_) cudaEventDestroy(e);
     if (go_) cudaEventDestroy(go_);
+    if (side_) cudaStreamDestroy(side_);
+    if (host_flags_) cudaFreeHost(host_flags_);
 }
 
 Status PeerCopies::shared(Buffer id, size_t bytes, cudaStream_t stream, void** mine, Clock::time_point dl) {
@@ -194,9 +181,10 @@ Status PeerCopies::shared(Buffer id, size_t bytes, cudaStream_t stream, void** m
         return Status::Success;
     }
     if (w.mine) {
-        // Nothing of this rank still uses the old buffer (every exchange ended with every peer's
-        // "done"), and no rank frees its buffer before every rank closed its mappings of it.
-        std::vector<cudaStream_t> streams = pull_streams_;
+        // Nothing of this rank still uses the old buffer once its streams are idle (every exchange
+        // ends with its parts out and in), and no rank frees its buffer before every rank closed
+        // its mappings of it.
+        std::vector<cudaStream_t> streams = step_streams_;
         streams.push_back(stream);
         for (cudaStream_t s : im_->comm_stream) streams.push_back(s);
         cudaEvent_t idle = im_->event(0);
@@ -234,8 +222,8 @@ Status PeerCopies::shared(Buffer id, size_t bytes, cudaStream_t stream, void** m
     for (const PeerInfo& q : all)
         if (q.bytes != bytes)
             return im_->fail(Status::CudaError, "the ranks made shared buffers of different sizes (a bug of this layer)");
-    if (!open_peers(all, &w.peer, false))
-        return im_->fail(Status::CudaError, "opening a peer's buffer failed (CUDA IPC or peer access)");
+    if (!open_peers(all, &w.peer))
+        return im_->fail(Status::CudaError, "opening a peer's buffer failed (CUDA IPC)");
     *mine = w.mine;
     return Status::Success;
 }
@@ -250,102 +238,104 @@ Status PeerCopies::driver(CUresult r, const char* what) {
     return im_->fail(Status::CudaError, std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")");
 }
 
-Status PeerCopies::exchange(Buffer id, cudaStream_t stream, const std::function<Pull(int q)>& pull, cudaEvent_t landed,
+Status PeerCopies::exchange(Buffer id, cudaStream_t stream, const std::function<Push(int q)>& push,
                             const std::array<cudaEvent_t, kMaxRanks>* landed_from, bool in_turn) {
     const int P = nranks_;
     auto it = windows_.find(id);
     if (it == windows_.end()) return im_->fail(Status::CudaError, "an exchange over a buffer never shared (a bug)");
     const Window& w = it->second;
     const uint32_t e = ++epoch_;
-    // 1. Ready: this rank's part is in place once the work on `stream` so far is done.
+    // 1. Free: what this rank's buffer held is no longer needed once the work on `stream` so far is done.
     for (int q = 0; q < P; ++q)
-        if (q != rank_) {
-            if (Status s = driver(write_flag(stream, q, rank_, e), "cuStreamWriteValue32 (ready)");
-                s != Status::Success)
+        if (q != rank_)
+            if (Status s = driver(write_flag(stream, q, P + rank_, e), "cuStreamWriteValue32 (free)"); s != Status::Success)
                 return s;
-        }
     if (Status s = im_->cuda(cudaEventRecord(go_, stream), "cudaEventRecord"); s != Status::Success) return s;
-    // 2. The pulls, nearest peer first so that no two ranks read the same peer at once.
+    // 2. Step i: write into rank + i once it is free, tell it "ready"; wait for rank - i's part.
     for (int i = 1; i < P; ++i) {
-        const int q = (rank_ + i) % P;
-        cudaStream_t ps = pull_streams_[size_t(i - 1)];
-        if (Status s = im_->cuda(cudaStreamWaitEvent(ps, go_, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
+        const int to = (rank_ + i) % P, from = (rank_ - i + P) % P;
+        cudaStream_t st = step_streams_[size_t(i - 1)];
+        if (Status s = im_->cuda(cudaStreamWaitEvent(st, go_, 0), "cudaStreamWaitEvent"); s != Status::Success) return s;
         if (in_turn && i > 1)
-            if (Status s = im_->cuda(cudaStreamWaitEvent(ps, pulled_[size_t((rank_ + i - 1) % P)], 0),
-                                     "cudaStreamWaitEvent");
+            if (Status s = im_->cuda(cudaStreamWaitEvent(st, stepped_[size_t(i - 2)], 0), "cudaStreamWaitEvent");
                 s != Status::Success)
                 return s;
-        if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(ps), reinterpret_cast<CUdeviceptr>(flags_ + q), e,
+        if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(flags_ + P + to),
+                                          e, CU_STREAM_WAIT_VALUE_GEQ),
+                              "cuStreamWaitValue32 (a peer's free)");
+            s != Status::Success)
+            return s;
+        const Push part = push(to);
+        if (part.dst_offset + part.bytes > w.bytes)
+            return im_->fail(Status::CudaError, "a copy past the end of a peer's buffer (a bug of this layer)");
+        if (part.bytes > 0)
+            if (Status s = im_->cuda(cudaMemcpyAsync(static_cast<char*>(w.peer[size_t(to)]) + part.dst_offset, part.src,
+                                                     part.bytes, cudaMemcpyDeviceToDevice, st),
+                                     "cudaMemcpyAsync (into a peer's GPU)");
+                s != Status::Success)
+                return s;
+        if (Status s = driver(write_flag(st, to, rank_, e), "cuStreamWriteValue32 (ready)"); s != Status::Success)
+            return s;
+        if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(flags_ + from), e,
                                           CU_STREAM_WAIT_VALUE_GEQ),
                               "cuStreamWaitValue32 (a peer's ready)");
             s != Status::Success)
             return s;
-        const Pull p = pull(q);
-        if (p.src_offset + p.bytes > w.bytes)
-            return im_->fail(Status::CudaError, "a pull past the end of a peer's buffer (a bug of this layer)");
-        if (p.bytes > 0)
-            if (Status s = im_->cuda(cudaMemcpyAsync(p.dst, static_cast<const char*>(w.peer[size_t(q)]) + p.src_offset,
-                                                     p.bytes, cudaMemcpyDefault, ps),
-                                     "cudaMemcpyAsync (a pull from a peer's GPU)");
-                s != Status::Success)
-                return s;
-        if (Status s = im_->cuda(cudaEventRecord(pulled_[size_t(q)], ps), "cudaEventRecord"); s != Status::Success)
+        if (Status s = im_->cuda(cudaEventRecord(stepped_[size_t(i - 1)], st), "cudaEventRecord"); s != Status::Success)
             return s;
-        if (landed_from && (*landed_from)[size_t(q)])
-            if (Status s = im_->cuda(cudaEventRecord((*landed_from)[size_t(q)], ps), "cudaEventRecord");
+        if (landed_from && (*landed_from)[size_t(from)])
+            if (Status s = im_->cuda(cudaEventRecord((*landed_from)[size_t(from)], st), "cudaEventRecord");
                 s != Status::Success)
                 return s;
-        if (Status s = im_->cuda(cudaStreamWaitEvent(stream, pulled_[size_t(q)], 0), "cudaStreamWaitEvent");
+    }
+    // 3. The exchange's stream goes on once every step is done.
+    for (int i = 1; i < P; ++i)
+        if (Status s = im_->cuda(cudaStreamWaitEvent(stream, stepped_[size_t(i - 1)], 0), "cudaStreamWaitEvent");
             s != Status::Success)
             return s;
-    }
-    if (landed)
-        if (Status s = im_->cuda(cudaEventRecord(landed, stream), "cudaEventRecord"); s != Status::Success) return s;
     return Status::Success;
 }
 
-Status PeerCopies::settle(cudaStream_t stream) {
-    const int P = nranks_;
-    const uint32_t e = epoch_;
-    // 3. Done: tell every peer this rank read its part, then wait until every peer read ours.
-    for (int q = 0; q < P; ++q)
-        if (q != rank_) {
-            if (Status s = driver(write_flag(stream, q, P + rank_, e), "cuStreamWriteValue32 (done)");
-                s != Status::Success)
-                return s;
-        }
-    for (int q = 0; q < P; ++q)
-        if (q != rank_)
-            if (Status s = driver(wait_value_(reinterpret_cast<CUstream>(stream),
-                                              reinterpret_cast<CUdeviceptr>(flags_ + P + q), e, CU_STREAM_WAIT_VALUE_GEQ),
-                                  "cuStreamWaitValue32 (a peer's done)");
-                s != Status::Success)
-                return s;
-    return Status::Success;
+bool PeerCopies::read_flags(std::vector<uint32_t>* out) const {
+    out->assign(2 * size_t(nranks_), 0);
+    if (!host_flags_) return false;
+    if (cudaMemcpyAsync(host_flags_, flags_, sizeof(uint32_t) * out->size(), cudaMemcpyDeviceToHost, side_) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    const auto until = Clock::now() + std::chrono::seconds(2);
+    while (cudaStreamQuery(side_) == cudaErrorNotReady)
+        if (Clock::now() > until) return false;
+    cudaGetLastError();
+    std::copy(host_flags_, host_flags_ + out->size(), out->begin());
+    return true;
 }
 
 std::string PeerCopies::describe() const {
-    std::vector<uint32_t> f(2 * size_t(nranks_), 0);
-    // A plain copy: the legacy stream does not wait for this layer's non-blocking streams.
-    if (!flags_ || cudaMemcpy(f.data(), flags_, sizeof(uint32_t) * f.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
-        cudaGetLastError();
-        return "copy engines: the flags could not be read";
-    }
-    std::string ready, done;
+    std::vector<uint32_t> f;
+    if (!read_flags(&f)) return "copy engines: the flags could not be read";
+    std::string ready, freed;
     for (int q = 0; q < nranks_; ++q) {
         if (q == rank_) continue;
         ready += (ready.empty() ? "" : ", ") + std::to_string(q) + ": " + std::to_string(f[size_t(q)]);
-        done += (done.empty() ? "" : ", ") + std::to_string(q) + ": " + std::to_string(f[size_t(nranks_ + q)]);
+        freed += (freed.empty() ? "" : ", ") + std::to_string(q) + ": " + std::to_string(f[size_t(nranks_ + q)]);
     }
-    return "copy engines at exchange " + std::to_string(epoch_) + "; the peers' last ready {" + ready + "}, done {" +
-           done + "}";
+    return "copy engines at exchange " + std::to_string(epoch_) + "; the peers' last ready {" + ready + "}, free {" +
+           freed + "}";
 }
 
 void PeerCopies::release() {
-    if (!flags_) return;
-    // Far ahead of any epoch this communicator reaches, cyclically.
-    std::vector<uint32_t> high(2 * size_t(nranks_), epoch_ + 0x40000000u);
-    cudaMemcpy(flags_, high.data(), sizeof(uint32_t) * high.size(), cudaMemcpyHostToDevice);
+    if (!host_flags_) return;
+    // Far ahead of any epoch this communicator reaches, cyclically; on the side stream, which
+    // nothing blocks, from pinned memory (the copy is queued, not staged by the host).
+    std::fill(host_flags_, host_flags_ + 2 * size_t(nranks_), epoch_ + 0x40000000u);
+    if (cudaMemcpyAsync(flags_, host_flags_, sizeof(uint32_t) * 2 * size_t(nranks_), cudaMemcpyHostToDevice, side_) !=
+        cudaSuccess)
+        cudaGetLastError();
+    const auto until = Clock::now() + std::chrono::seconds(2);
+    while (cudaStreamQuery(side_) == cudaErrorNotReady && Clock::now() < until) {
+    }
     cudaGetLastError();
 }
 

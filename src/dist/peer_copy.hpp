@@ -1,22 +1,28 @@
 #pragma once
-// Communication that takes no SM: every rank reads what it needs straight out of its peers'
-// buffers with the GPU's copy engines (cudaMemcpyAsync between devices), and the ranks order
-// those reads with flags that the GPU's front end writes and waits on (cuStreamWriteValue32,
+// Communication that takes no SM: every rank writes its part straight into its peers' buffers
+// with the GPU's copy engines (cudaMemcpyAsync into a peer's memory), and the ranks order those
+// writes with flags that the GPU's front end writes and waits on (cuStreamWriteValue32,
 // cuStreamWaitValue32), never with a kernel. An NCCL collective runs as thread blocks that hold
 // SMs the overlapped products then lack; measured on 4 x H200, the products lost about as much
 // beside NCCL as the overlap hid (docs/distributed.md, "Copy engines").
 //
-// A shared buffer exists on every rank with the same size, and every rank holds a pointer to
-// each peer's (CUDA IPC between processes, the pointer itself plus peer access within one).
-// One exchange, the same on every rank and numbered by an epoch that every rank counts alike:
-//   1. after the work already on the exchange's stream (this rank's part written), tell every
-//      peer "ready" (write the epoch into the peer's ready flag for this rank);
-//   2. for each peer, on a stream of its own (each pull on its own copy engine): wait for that
-//      peer's ready, then copy the piece this rank wants out of the peer's buffer;
-//   3. once the pulls landed (and whatever the caller put after them on the exchange's stream),
-//      tell every peer "done", then wait for every peer's "done": after that no peer reads this
-//      rank's buffer any more, so later work may overwrite it.
-// Flags compare cyclically (int32_t(flag - epoch) >= 0), so they never need resetting.
+// A shared buffer exists on every rank with the same size, and every rank maps each peer's
+// (CUDA IPC: one rank per process). One exchange, the same on every rank, numbered by an epoch
+// that every rank counts alike:
+//   1. after the work already on the exchange's stream (what this rank's buffer held before is
+//      no longer needed, and what it sends is written), tell every peer "free": it may write
+//      into this rank's buffer;
+//   2. for each peer, on a stream of its own: wait for that peer's "free", copy this rank's part
+//      into the peer's buffer, then tell that peer "ready"; and wait for the "ready" of the peer
+//      that writes into this rank's buffer at the same step;
+//   3. the exchange's stream waits for every step: all parts arrived, all of this rank's sent.
+// Writes, not reads: measured with every GPU of a 4 x H200 host moving to every other at once,
+// the copy engines wrote 1.5 TB/s in all and read 0.78. Step i sends to rank + i and receives
+// from rank - i, so that each GPU receives from one peer at a time. Flags compare cyclically
+// (int32_t(flag - epoch) >= 0), so they never need resetting.
+//
+// Ranks of one process (Communicator::create_all_local) do not use it: four of them on one
+// host's GPUs hung (docs/distributed.md), two did not; such communicators use NCCL.
 
 #include <array>
 #include <cstdint>
@@ -32,11 +38,11 @@
 
 namespace gemmlab::dist::detail {
 
-/// One piece of one exchange: `bytes` from offset `src_offset` of peer q's shared buffer to `dst`
-/// (this rank's memory).
-struct Pull {
-    size_t src_offset = 0;
-    void* dst = nullptr;
+/// One part of one exchange: `bytes` from `src` (this rank's memory) to offset `dst_offset` of
+/// peer q's shared buffer.
+struct Push {
+    const void* src = nullptr;
+    size_t dst_offset = 0;
     size_t bytes = 0;
 };
 
@@ -56,19 +62,16 @@ public:
     /// every rank asks with the same `bytes` at the same call); *mine is this rank's.
     Status shared(Buffer id, size_t bytes, cudaStream_t stream, void** mine, Clock::time_point deadline);
 
-    /// Steps 1 and 2 of one exchange on `stream` over shared buffer `id`: `pull(q)` says what to
-    /// copy from peer q. `landed` (may be null) is recorded on `stream` once every pull landed;
-    /// `landed_from[q]` (may be null) once q's pull landed. What reads the pulled data may go on
-    /// `stream` next; then settle().
-    /// `in_turn`: each pull starts once the one before landed (the first lands sooner; for a
-    /// consumer that starts on each peer's part as it lands), else all at once.
-    Status exchange(Buffer id, cudaStream_t stream, const std::function<Pull(int q)>& pull, cudaEvent_t landed,
+    /// One exchange (above) on `stream` over shared buffer `id`: `push(q)` says what to write
+    /// into peer q's buffer. When it returns, `stream` waits for every part in and every part out.
+    /// `landed_from[q]` (may be null) is recorded once peer q's part arrived. `in_turn`: each step
+    /// starts once the one before arrived, so the first peer's part arrives sooner (for a
+    /// consumer that starts on each part as it arrives); else all steps at once.
+    Status exchange(Buffer id, cudaStream_t stream, const std::function<Push(int q)>& push,
                     const std::array<cudaEvent_t, kMaxRanks>* landed_from, bool in_turn = false);
-    /// Step 3 of the last exchange, on `stream`: after it, no peer reads this rank's buffer.
-    Status settle(cudaStream_t stream);
 
     /// After this rank failed: lets every wait on this rank's flags through, so that no stream
-    /// stays blocked on a peer that will never signal (the pulls then read whatever is there).
+    /// stays blocked on a peer that will never signal (the copies then move whatever is there).
     void release();
 
     /// What the flags say now (epoch, the last "ready" and "done" of each peer), for a timeout's
@@ -86,9 +89,10 @@ private:
     struct PeerInfo; // what one rank tells the others (peer_copy.cpp)
 
     PeerCopies() = default;
-    /// Every peer's buffer of `all` as this rank addresses it (IPC or the pointer itself);
-    /// false where one is not reachable. `flags`: the first call, which learns who is in this process.
-    bool open_peers(const std::vector<PeerInfo>& all, std::vector<void*>* out, bool flags);
+    /// Every peer's buffer of `all` mapped through CUDA IPC; false where one is not reachable.
+    bool open_peers(const std::vector<PeerInfo>& all, std::vector<void*>* out);
+    /// A copy of this rank's flags on the side stream, bounded (a stuck stream can not hold it).
+    bool read_flags(std::vector<uint32_t>* out) const;
     void close_window(Window& w);
     /// Writes `value` into slot `slot` of peer `peer`'s flags, after the work on `s` so far.
     CUresult write_flag(cudaStream_t s, int peer, int slot, uint32_t value);
@@ -97,15 +101,16 @@ private:
 
     Communicator::Impl* im_ = nullptr;
     int rank_ = 0, nranks_ = 1;
-    std::vector<bool> same_process_; // per peer: reached by pointer (true) or by IPC (false)
-    // Flags: 2 x nranks uint32 per rank, [ready from q] then [done from q].
+    // Flags: 2 x nranks uint32 per rank, [ready from q] then [free from q].
     uint32_t* flags_ = nullptr;
     std::vector<void*> peer_flags_;
     uint32_t epoch_ = 0;
     std::map<Buffer, Window> windows_;
-    std::vector<cudaStream_t> pull_streams_; // one per peer
-    std::vector<cudaEvent_t> pulled_;        // one per peer
+    std::vector<cudaStream_t> step_streams_; // one per step (peer offset)
+    std::vector<cudaEvent_t> stepped_;       // one per step
     cudaEvent_t go_ = nullptr;
+    cudaStream_t side_ = nullptr;    // for reading and releasing the flags, never blocked
+    uint32_t* host_flags_ = nullptr; // pinned, 2 x nranks
     CUresult (*wait_value_)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;
     CUresult (*write_value_)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;
 };

@@ -58,9 +58,9 @@ Status begin(Communicator& comm, detail::TpKind kind, int64_t ta, int64_t tc, Op
 }
 
 /// allgather_gemm's Overlapped schedule on the copy engines: this rank copies its shard into
-/// its place in its shared X_all, then pulls every peer's shard from the peer's X_all, each on
-/// its own copy engine, while the compute stream multiplies the own shard; each peer's rows are
-/// multiplied as soon as they landed. No SM moves data, so every product takes the caller's
+/// its place in its shared X_all and from there into every peer's X_all (peer_copy.hpp), one
+/// peer after another, while the compute stream multiplies the own shard; each peer's rows are
+/// multiplied as soon as they arrived. No SM moves data, so every product takes the caller's
 /// options.
 template <class TA, class TC>
 Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* pc, Op op_w, int64_t tokens,
@@ -100,21 +100,16 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
                                 "cudaMemcpy2DAsync (the shard into X_all)");
             s != Status::Success)
             return s;
-        auto pull = [&](int q) {
-            return detail::Pull{shard_bytes * size_t(q), reinterpret_cast<char*>(all) + shard_bytes * size_t(q),
-                                shard_bytes};
-        };
+        auto push = [&](int) { return detail::Push{own, shard_bytes * size_t(rank), shard_bytes}; };
         static const bool in_turn = [] {
-            const char* v = std::getenv("GEMMLAB_DIST_PULLS");
+            const char* v = std::getenv("GEMMLAB_DIST_STEPS");
             return !(v && std::string(v) == "together");
         }();
-        if (Status s = pc->exchange(Buffer::Gathered, cs, pull, nullptr, &landed, in_turn); s != Status::Success)
-            return s;
-        if (Status s = pc->settle(cs); s != Status::Success) return s;
+        if (Status s = pc->exchange(Buffer::Gathered, cs, push, &landed, in_turn); s != Status::Success) return s;
     }
     if (do_compute)
-        for (int i = 1; i < P; ++i) { // the order the pulls were issued in
-            const int q = (rank + i) % P;
+        for (int i = 1; i < P; ++i) { // the order the peers' shards arrive in
+            const int q = (rank - i + P) % P;
             if (do_comm)
                 if (Status s = im->cuda(cudaStreamWaitEvent(user, landed[size_t(q)], 0), "cudaStreamWaitEvent");
                     s != Status::Success)
@@ -126,7 +121,7 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
                 return s;
         }
     if (do_comm) {
-        // The call ends once every peer has read this rank's shard.
+        // The call ends once this rank's shard is in every peer's X_all.
         if (Status s = im->cuda(cudaEventRecord(done, cs), "cudaEventRecord"); s != Status::Success) return s;
         if (Status s = im->cuda(cudaStreamWaitEvent(user, done, 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
@@ -330,23 +325,22 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     const int64_t cs = (rows_shard + asked - 1) / asked;
     const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
     auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
-    // On the copy engines (peer_copy.hpp) every owner pulls its piece of a chunk from each peer's
-    // slot and sums the P pieces in rank order; no SM moves data, so every product takes the
-    // caller's options.
+    // On the copy engines (peer_copy.hpp) every rank writes each owner's piece of a chunk into
+    // the owner's `received`, and the owner sums the P pieces in rank order; no SM moves data,
+    // so every product takes the caller's options.
     detail::PeerCopies* pc = nullptr;
     if (P > 1)
         if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
     const gemmlab::GemmOptions& next_to_comm = pc ? alone : beside;
-    const Buffer slot_id[2] = {Buffer::Slot0, Buffer::Slot1};
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)
-        if (Status s = pc ? pc->shared(slot_id[i], sizeof(Acc) * P * cs * n, user, reinterpret_cast<void**>(&slot[i]), dl)
-                          : get(slot_id[i], sizeof(Acc) * P * cs * n, &slot[i]);
+        if (Status s = get(i ? Buffer::Slot1 : Buffer::Slot0, sizeof(Acc) * P * cs * n, &slot[i]); s != Status::Success)
+            return s;
+    Acc* received = nullptr; // the peers' pieces of one chunk, rank by rank; the peers write it
+    if (pc)
+        if (Status s = pc->shared(Buffer::Received, sizeof(Acc) * P * cs * n, user, reinterpret_cast<void**>(&received), dl);
             s != Status::Success)
             return s;
-    Acc* received = nullptr; // the peers' pieces of one chunk, rank by rank
-    if (pc && do_comm)
-        if (Status s = get(Buffer::Received, sizeof(Acc) * P * cs * n, &received); s != Status::Success) return s;
     ncclComm_t oc = im->comm; // one rank: NCCL's reduce-scatter is a copy
     if (do_comm && P > 1 && !pc)
         if (Status s = im->overlap_comm(&oc, dl); s != Status::Success) return s;
@@ -381,12 +375,11 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         if (Status s = im->cuda(cudaStreamWaitEvent(cs_stream, ready[sl], 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
         if (pc) {
+            // Each owner's piece goes into its place in the owner's `received`; the owner sums.
             const int64_t piece = chunk_rows(c) * n;
             const size_t piece_bytes = sizeof(Acc) * size_t(piece);
-            auto pull = [&](int q) {
-                return detail::Pull{piece_bytes * size_t(im->rank), received + q * piece, piece_bytes};
-            };
-            if (Status s = pc->exchange(slot_id[sl], cs_stream, pull, nullptr, nullptr); s != Status::Success) return s;
+            auto push = [&](int q) { return detail::Push{slot[sl] + q * piece, piece_bytes * size_t(im->rank), piece_bytes}; };
+            if (Status s = pc->exchange(Buffer::Received, cs_stream, push, nullptr); s != Status::Success) return s;
             detail::Pieces<Acc> pieces;
             pieces.count = P;
             for (int q = 0; q < P; ++q)
@@ -395,7 +388,6 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
                                     "the reduce-scatter's sum (kernel launch)");
                 s != Status::Success)
                 return s;
-            if (Status s = pc->settle(cs_stream); s != Status::Success) return s;
             return im->cuda(cudaEventRecord(freed[sl], cs_stream), "cudaEventRecord");
         }
         if (Status s = im->nccl(ncclReduceScatter(slot[sl], target + c * cs * n, size_t(chunk_rows(c) * n),

@@ -2,7 +2,8 @@
 //
 //   gemmlab_dist_bench --case gemm --dtype bf16,f64 --size 32768 --gpus 1,2,4
 //       strong scaling of one product: single-GPU gemmlab::gemm first, then dist::gemm on 1, 2
-//       and 4 GPUs of this process (a thread per rank), each with the Overlapped, Sequential,
+//       and 4 GPUs, a process per rank (forked; --ranks threads: a thread per rank in this
+//       process, where the copy engines are not used), each with the Overlapped, Sequential,
 //       communication-only and compute-only schedules; per-rank and aggregate TFLOP/s, the
 //       efficiency against the single-GPU speed of the same run, and a sampled check.
 //   gemmlab_dist_bench --case tp --dtype bf16 --tokens 8192 --hidden 8192 --mlp 28672 --gpus 4
@@ -28,6 +29,12 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -66,8 +73,8 @@ std::vector<std::string> split(const std::string& s, char sep = ',') {
 
 void usage() {
     std::puts("usage: gemmlab_dist_bench [--case gemm|tp] [--dtype bf16,fp16,f32,f64] [--size N | --m M --n N --k K]\n"
-              "       [--gpus 1,2,4 | all] [--grid square|rows|cols|RxC] [--dist block|cyclic:MB] [--panel-k W]\n"
-              "       [--panel-n W] [--layout row|col] [--kernel auto|NAME]\n"
+              "       [--gpus 1,2,4 | all] [--ranks procs|threads] [--grid square|rows|cols|RxC] [--dist block|cyclic:MB]\n"
+              "       [--panel-k W] [--panel-n W] [--layout row|col] [--kernel auto|NAME]\n"
               "       [--tokens T --hidden H --mlp F --chunks C] [--reps 5] [--warmup 1] [--timeout 300]\n"
               "       [--schedules overlapped,sequential,comm,compute] [--no-single] [--check-samples 16]");
 }
@@ -446,6 +453,118 @@ void tp_rank(Team& team, dist::Communicator& comm, const TpCase& c) {
 
 // ------------------------------------------------------------------------------ drivers
 
+/// Visible GPUs, counted in a child process: the forked form's parent never starts CUDA (its
+/// children could not use it after a fork).
+int gpu_count_in_child() {
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+        std::_Exit(std::min(n, 100));
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+}
+
+/// What the forked ranks share: a process-shared barrier and one value per rank.
+struct SharedTeam {
+    pthread_barrier_t barrier;
+    double values[256];
+};
+
+/// One process per rank (--ranks procs, the default): how ranks run under mpirun or torchrun,
+/// and the form the copy-engine transport needs (peer_copy.hpp). Rank r runs on GPU r; rank 0
+/// makes the NCCL id and hands it over a pipe; the ranks meet at a process-shared barrier.
+template <class T>
+void run_forked(const Args& args, const std::string& which, const GemmCase& gc, const TpCase& tc, bool single) {
+    const int count = gpu_count_in_child();
+    std::vector<int> plist;
+    const std::string gpus = args.get("gpus", "all");
+    if (gpus == "all") plist = {count};
+    else
+        for (const std::string& s : split(gpus)) plist.push_back(std::atoi(s.c_str()));
+    bool single_done = false;
+    for (int P : plist) {
+        if (P < 1 || P > count || P > 256) {
+            print_line("dist-bench skip gpus=" + std::to_string(P) + " (only " + std::to_string(count) + " visible)");
+            continue;
+        }
+        auto* shared = static_cast<SharedTeam*>(
+            mmap(nullptr, sizeof(SharedTeam), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+        if (shared == MAP_FAILED) die("mmap failed");
+        pthread_barrierattr_t attr;
+        pthread_barrierattr_init(&attr);
+        pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+        pthread_barrier_init(&shared->barrier, &attr, unsigned(P));
+        std::vector<int> fds(2 * size_t(P));
+        for (int r = 0; r < P; ++r)
+            if (pipe(&fds[2 * size_t(r)]) != 0) die("pipe failed");
+        const bool with_single = which == "gemm" && single && !single_done;
+        single_done = single_done || with_single;
+        std::fflush(stdout);
+        std::vector<pid_t> pids;
+        for (int r = 0; r < P; ++r) {
+            const pid_t pid = fork();
+            if (pid == 0) {
+                std::setvbuf(stdout, nullptr, _IOLBF, 0);
+                CUDA_OK(cudaSetDevice(r));
+                Team team;
+                team.printer = r == 0;
+                team.barrier = [shared] { pthread_barrier_wait(&shared->barrier); };
+                team.all_values = [shared, r, P](double v) {
+                    pthread_barrier_wait(&shared->barrier);
+                    shared->values[r] = v;
+                    pthread_barrier_wait(&shared->barrier);
+                    std::vector<double> out(shared->values, shared->values + P);
+                    pthread_barrier_wait(&shared->barrier);
+                    return out;
+                };
+                // The single-GPU row first, on GPU 0, while the others wait.
+                double single_tf = 0;
+                if (with_single && r == 0) single_tf = single_gpu_tflops<T>(0, gc);
+                single_tf = team.all_values(single_tf)[0];
+                dist::UniqueId id{};
+                if (r == 0) {
+                    if (dist::get_unique_id(id) != dist::Status::Success) die(dist::last_error());
+                    for (int q = 1; q < P; ++q)
+                        if (write(fds[2 * size_t(q) + 1], &id, sizeof id) != ssize_t(sizeof id)) die("pipe write failed");
+                } else if (read(fds[2 * size_t(r)], &id, sizeof id) != ssize_t(sizeof id)) {
+                    die("pipe read failed");
+                }
+                dist::CommOptions co;
+                co.timeout_s = double(args.num("timeout", 300));
+                dist::Communicator comm;
+                if (dist::Communicator::create(comm, id, P, r, r, co) != dist::Status::Success)
+                    die(std::string("create: ") + dist::last_error());
+                if (which == "gemm") gemm_rank<T>(team, comm, gc, single_tf);
+                else tp_rank<T>(team, comm, tc);
+                comm = dist::Communicator();
+                std::fflush(stdout);
+                std::_Exit(0);
+            }
+            pids.push_back(pid);
+        }
+        for (int fd : fds) close(fd);
+        // A rank that fails ends them all (the others would wait at the barrier for it).
+        int left = P, failed = 0;
+        while (left > 0) {
+            int st = 0;
+            const pid_t p = waitpid(-1, &st, 0);
+            if (p <= 0) break;
+            --left;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                ++failed;
+                for (pid_t other : pids) kill(other, SIGKILL);
+            }
+        }
+        pthread_barrier_destroy(&shared->barrier);
+        munmap(shared, sizeof(SharedTeam));
+        if (failed) die("a rank failed (gpus=" + std::to_string(P) + ")");
+    }
+}
+
 template <class T>
 void run_type(const Args& args, Team* mpi_team, dist::Communicator* mpi_comm) {
     const std::string which = args.get("case", "gemm");
@@ -489,6 +608,10 @@ void run_type(const Args& args, Team* mpi_team, dist::Communicator* mpi_comm) {
         return;
     }
 
+    if (args.get("ranks", "procs") == "procs") {
+        run_forked<T>(args, which, gc, tc, single);
+        return;
+    }
     int count = 0;
     CUDA_OK(cudaGetDeviceCount(&count));
     std::vector<int> plist;
