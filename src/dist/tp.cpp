@@ -58,9 +58,9 @@ Status begin(Communicator& comm, detail::TpKind kind, int64_t ta, int64_t tc, Op
 }
 
 /// allgather_gemm's Overlapped schedule on the copy engines: this rank copies its shard into
-/// its place in its shared X_all and from there into every peer's X_all (peer_copy.hpp), one
-/// peer after another, while the compute stream multiplies the own shard; each peer's rows are
-/// multiplied as soon as they arrived. No SM moves data, so every product takes the caller's
+/// its place in every peer's shared X_all (peer_copy.hpp), one peer after another, while the
+/// compute stream multiplies the own shard; each peer's rows are multiplied as soon as they
+/// arrived. No SM moves data, so every product takes the caller's
 /// options.
 template <class TA, class TC>
 Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* pc, Op op_w, int64_t tokens,
@@ -94,13 +94,19 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
     if (do_comm) {
         if (Status s = im->cuda(cudaStreamWaitEvent(cs, ev_start, 0), "cudaStreamWaitEvent"); s != Status::Success)
             return s;
-        TA* own = all + rank * rows_shard * k;
-        if (Status s = im->cuda(cudaMemcpy2DAsync(own, k * sizeof(TA), x_shard, ldx * sizeof(TA), k * sizeof(TA),
-                                                  rows_shard, cudaMemcpyDeviceToDevice, cs),
-                                "cudaMemcpy2DAsync (the shard into X_all)");
-            s != Status::Success)
-            return s;
-        auto push = [&](int) { return detail::Push{own, shard_bytes * size_t(rank), shard_bytes}; };
+        // The shard goes out as it is where its rows are contiguous, else packed into its place in
+        // this rank's X_all first (this rank's own products read x_shard itself).
+        const TA* source = x_shard;
+        if (ldx != k) {
+            TA* own = all + rank * rows_shard * k;
+            if (Status s = im->cuda(cudaMemcpy2DAsync(own, k * sizeof(TA), x_shard, ldx * sizeof(TA), k * sizeof(TA),
+                                                      rows_shard, cudaMemcpyDeviceToDevice, cs),
+                                    "cudaMemcpy2DAsync (pack the shard)");
+                s != Status::Success)
+                return s;
+            source = own;
+        }
+        auto push = [&](int) { return detail::Push{source, shard_bytes * size_t(rank), shard_bytes}; };
         static const bool in_turn = [] {
             const char* v = std::getenv("GEMMLAB_DIST_STEPS");
             return !(v && std::string(v) == "together");
