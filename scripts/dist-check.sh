@@ -12,7 +12,8 @@
 #   scaling  32768^3 BF16 and double: single-GPU gemmlab, then dist::gemm on 2..N GPUs, row
 #            panels (a P x 1 grid: whole-k products on gathered panels of B)
 #   summa    32768^3 BF16 on N GPUs on the squarest grid (SUMMA), beside the scaling rows
-#   tp       all-gather+GEMM and GEMM+reduce-scatter, 8192 tokens, hidden 8192, MLP 28672, TP = N
+#   tp       all-gather+GEMM and GEMM+reduce-scatter, 8192 tokens, hidden 8192, MLP 28672, TP = N,
+#            on the copy engines and then on NCCL (the bench runs a process per rank)
 #   mpi      one row through mpirun -np N gemmlab_dist_bench_mpi (skipped without mpirun)
 # BUILD_DIR (default build/device) holds the build (tests/dist, tools/dist_bench); GPUS (default
 # all visible) the GPU count N; SCALING_SIZE (32768), SCALING_DTYPES (bf16,f64), SCALING_GPUS
@@ -122,8 +123,11 @@ for step in "${steps[@]}"; do
         --size "${SCALING_SIZE:-32768}" --gpus "$N" --grid square --no-single --reps 3 --warmup 1 \
         --check-samples 8 --timeout 15 ;;
     tp)
-      need "$bench" && run_step tp "$out/tp.log" "$bench" --case tp --dtype "${TP_DTYPES:-bf16}" \
-        --tokens 8192 --hidden 8192 --mlp 28672 --gpus "$N" --reps 5 --warmup 2 --timeout 30 ;;
+      # The copy engines (the default where each rank is a process), then NCCL, for comparison.
+      need "$bench" && run_step tp "$out/tp.log" bash -c 'for t in auto nccl; do
+          GEMMLAB_DIST_TRANSPORT=$t "$0" --case tp --dtype "$1" --tokens 8192 --hidden 8192 \
+            --mlp 28672 --gpus "$2" --reps 5 --warmup 2 --timeout 30 || exit; done' \
+        "$bench" "${TP_DTYPES:-bf16}" "$N" ;;
     mpi)
       if command -v mpirun >/dev/null && [[ -x "$bench_mpi" ]]; then
         run_step mpi "$out/mpi.log" mpirun --allow-run-as-root --oversubscribe -np "$N" \

@@ -192,13 +192,13 @@ struct CommOptions {
     /// GEMMLAB_DIST_OVERLAP_CTAS, else 16. The Sequential schedule of the tensor-parallel calls
     /// uses the communicator itself, with NCCL's own choice.
     int overlap_max_ctas = 0;
-    /// How the Overlapped schedules move data between the GPUs of one host (docs/distributed.md,
-    /// "Copy engines"). Auto: the GPUs' copy engines, which hold no SM, where every rank reaches
-    /// every peer's memory (CUDA IPC between processes, peer access within one), else NCCL; the
-    /// environment's GEMMLAB_DIST_TRANSPORT=nccl turns them off. Nccl: NCCL's kernels always.
-    /// Decided once, at the first call that may use them, the same on every rank: a rank that can
-    /// not reach a peer, or asked for Nccl, makes every rank use NCCL. The Sequential schedule
-    /// always communicates with NCCL.
+    /// How the tensor-parallel calls' Overlapped schedules move data between the GPUs of one host
+    /// (docs/distributed.md, "Copy engines"). Auto: the GPUs' copy engines, which hold no SM,
+    /// where every rank is a process of its own on one host and maps every peer's memory through
+    /// CUDA IPC, else NCCL; the environment's GEMMLAB_DIST_TRANSPORT=nccl turns them off. Nccl:
+    /// NCCL's kernels always. Decided once, at the first call that may use them, the same on
+    /// every rank: a rank that can not reach a peer, or asked for Nccl, makes every rank use
+    /// NCCL. dist::gemm and the Sequential schedules always communicate with NCCL.
     enum class Transport { Auto, Nccl };
     Transport transport = Transport::Auto;
 };
@@ -251,7 +251,7 @@ public:
 
     /// The ncclComm_t, for the caller's own NCCL calls (as void*: this header needs no nccl.h).
     void* nccl_comm() const noexcept;
-    /// True once a call chose the copy engines for the Overlapped schedules (CommOptions::transport).
+    /// True once a tensor-parallel call chose the copy engines (CommOptions::transport).
     bool uses_copy_engines() const noexcept;
 
     struct Impl;
@@ -316,8 +316,9 @@ struct TpOptions {
     gemmlab::GemmOptions local = {};
     Schedule schedule = Schedule::Overlapped;
     /// Pieces each owner's shard is cut into by gemm_reducescatter's Overlapped schedule (the
-    /// product of one piece overlaps the reduce-scatter of the piece before); 0 picks 4, fewer
-    /// when the shard has fewer rows. allgather_gemm does not cut its shards.
+    /// product of one piece overlaps the reduce-scatter of the piece before); 0 picks 8 on the
+    /// copy engines and 4 on NCCL (CommOptions::transport), fewer when the shard has fewer rows.
+    /// allgather_gemm does not cut its shards.
     int chunks = 0;
     bool synchronize = true;
 };

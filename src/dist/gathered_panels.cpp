@@ -13,9 +13,10 @@
 // (events: a slot is refilled only after the product that read it); the products beside a
 // gather run the rung that shares the GPU with NCCL (local_gemm.hpp), the last one the
 // caller's options. Only chunk 0's gather waits with nothing to hide it, so that chunk is
-// narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid. Where the
-// copy engines reach every peer (peer_copy.hpp), each rank writes its segment of a chunk into
-// every peer's slot instead of the all-gather, and every product has all the SMs.
+// narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid. The chunks
+// stay on NCCL where the copy engines could carry them (peer_copy.hpp): measured on 4 x H200,
+// BF16 32768^3 ran 0.853-0.871 of four single GPUs with its chunks on the copy engines and
+// 0.876-0.897 on NCCL's all-gather (docs/distributed.md).
 
 #include "dist/gathered_panels.hpp"
 
@@ -24,7 +25,6 @@
 #include <vector>
 
 #include "dist/local_gemm.hpp"
-#include "dist/peer_copy.hpp"
 
 namespace gemmlab::dist::detail {
 
@@ -39,15 +39,9 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
     cudaStream_t user = options.local.stream;
     gemmlab::GemmOptions alone = options.local;
     alone.stream = user;
-    if (p.cols == 0) return Status::Success;
-    // The Overlapped schedule gathers with the copy engines where the ranks reach each other's
-    // memory (peer_copy.hpp); its products then have every SM.
-    PeerCopies* pc = nullptr;
-    if (sched != Schedule::Sequential)
-        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
     // ComputeOnly times the Overlapped schedule's products, so it takes their rungs too.
-    const gemmlab::GemmOptions beside =
-        sched == Schedule::Sequential || pc ? alone : beside_comm<TA>(alone, im->device);
+    const gemmlab::GemmOptions beside = sched == Schedule::Sequential ? alone : beside_comm<TA>(alone, im->device);
+    if (p.cols == 0) return Status::Success;
 
     // Chunk 0's gather is the one nothing hides: it is narrower than the others (panel_chunks)
     // and runs on the full communicator, with all the blocks NCCL wants.
@@ -63,17 +57,15 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
     const int64_t ld_slot = (pn + 7) / 8 * 8;
     const size_t esz = sizeof(TA);
     TA* slot[2] = {nullptr, nullptr};
-    const Buffer slot_id[2] = {Buffer::PanelB0, Buffer::PanelB1};
-    const size_t slot_bytes = std::max<size_t>(esz * size_t(P * p.block * ld_slot), 16);
-    const size_t segment_bytes = esz * size_t(p.block * ld_slot);
     for (int i = 0; i < 2; ++i)
-        if (Status s = pc ? pc->shared(slot_id[i], slot_bytes, user, reinterpret_cast<void**>(&slot[i]), dl)
-                          : im->buffer(slot_id[i], slot_bytes, user, reinterpret_cast<void**>(&slot[i]));
+        if (Status s = im->buffer(i ? Buffer::PanelB1 : Buffer::PanelB0,
+                                  std::max<size_t>(esz * size_t(P * p.block * ld_slot), 16), user,
+                                  reinterpret_cast<void**>(&slot[i]));
             s != Status::Success)
             return s;
 
     ncclComm_t capped = im->comm;
-    if (overlapped && do_comm && !pc)
+    if (overlapped && do_comm)
         if (Status s = im->overlap_comm(&capped, dl); s != Status::Success) return s;
     cudaEvent_t ev_start = im->event(2), ready[2] = {im->event(3), im->event(4)},
                 freed[2] = {im->event(5), im->event(6)}, done = im->event(7);
@@ -99,12 +91,6 @@ Status gemm_gathered_panels(Communicator::Impl* im, const RowPanels<TA, TC>& p, 
                                     "cudaMemcpy2DAsync (pack this rank's rows of a chunk of B)");
                 s != Status::Success)
                 return s;
-        if (pc) {
-            // Every rank writes its segment into its place in every peer's slot.
-            auto push = [&](int) { return Push{mine, segment_bytes * size_t(rank), segment_bytes}; };
-            if (Status s = pc->exchange(slot_id[i], cs, push, nullptr); s != Status::Success) return s;
-            return im->cuda(cudaEventRecord(ready[i], cs), "cudaEventRecord");
-        }
         ncclComm_t c = j == 0 ? im->comm : capped;
         if (Status s = im->nccl(ncclAllGather(mine, slot[i], size_t(p.block * ld_slot), nccl_type<TA>(), c, cs), c,
                                 "ncclAllGather (a chunk of B's columns)", dl);

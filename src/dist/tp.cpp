@@ -1,19 +1,24 @@
 // Tensor-parallel GEMMs: all-gather + GEMM and GEMM + reduce-scatter, communication overlapped
 // with the local products.
 //
-// Both overlapped schedules keep the products few and large (a product of a few hundred rows
-// loses a partial wave of blocks, more than the overlap wins), communicate on a high-priority
-// stream over a communicator whose collectives use at most CommOptions::overlap_max_ctas
-// blocks, and run a product beside a collective with the rung that shares the GPU with it
-// (local_gemm.hpp), one with no collective beside it with the caller's options.
-// all-gather + GEMM: the compute stream multiplies this rank's own shard at once, while the
-// communication stream all-gathers X (one ncclAllGather into a whole-X buffer); then the rows
-// received before and after the own shard, one product each (Y's rows of a range of X's rows
-// are contiguous).
+// The overlapped schedules move data with the copy engines where the ranks reach each other's
+// memory (one process per rank on one host: peer_copy.hpp), else with NCCL. On the copy
+// engines no SM moves data, so every product runs the caller's options:
+// all-gather + GEMM: every rank writes its shard into its place in every peer's X_all, one peer
+// per step, while the compute stream multiplies the own shard; each peer's rows are multiplied
+// as soon as they arrived.
 // GEMM + reduce-scatter: the rows of every owner's shard are cut into `chunks` pieces; chunk c
 // is the c-th piece of every owner's shard, made by one strided batched product (one product
-// per owner) into a slot laid out owner by owner, then reduced by one ncclReduceScatter
-// straight into the c-th piece of each owner's output, while the next chunk's product runs.
+// per owner) into a slot laid out owner by owner; each piece goes into its owner's `received`,
+// and the owner sums the P pieces in rank order, while the next chunk's product runs.
+// On NCCL both keep the products few and large (a product of a few hundred rows loses a partial
+// wave of blocks, more than the overlap wins), communicate on a high-priority stream over a
+// communicator whose collectives use at most CommOptions::overlap_max_ctas blocks, and run a
+// product beside a collective with the rung that shares the GPU with it (local_gemm.hpp):
+// all-gather + GEMM multiplies the own shard while one ncclAllGather fills a whole-X buffer,
+// then the rows before and after the own shard, one product each (Y's rows of a range of X's
+// rows are contiguous); GEMM + reduce-scatter reduces each chunk's slot with one
+// ncclReduceScatter straight into the c-th piece of each owner's output.
 // The Sequential schedule is the textbook pair: ncclAllGather then one gemm, one gemm then
 // ncclReduceScatter, on the caller's stream and communicator, with the caller's options.
 
@@ -135,8 +140,12 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
     return Status::Success;
 }
 
-int chunk_count(const TpOptions& o, int64_t rows_shard) {
-    const int64_t c = o.chunks > 0 ? o.chunks : 4;
+/// Pieces of each owner's shard for the reduce-scatter: the caller's, else 8 on the copy engines
+/// (more pieces cost them no SM, and the last piece, the one nothing hides, is smaller: 8 read
+/// 1.158x and 1.210x the sequential schedule where 4 read 1.107x-1.144x, docs/distributed.md),
+/// 4 on NCCL.
+int chunk_count(const TpOptions& o, int64_t rows_shard, bool copy_engines) {
+    const int64_t c = o.chunks > 0 ? o.chunks : copy_engines ? 8 : 4;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
 }
 
@@ -325,18 +334,18 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         return finish();
     }
 
-    // Chunk c: rows [c * cs, c * cs + rows) of every owner's shard. Its slot holds the P owners'
-    // pieces one after another (rows x n each), as ncclReduceScatter deals them out.
-    const int asked = chunk_count(options, rows_shard);
-    const int64_t cs = (rows_shard + asked - 1) / asked;
-    const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
-    auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
     // On the copy engines (peer_copy.hpp) every rank writes each owner's piece of a chunk into
     // the owner's `received`, and the owner sums the P pieces in rank order; no SM moves data,
     // so every product takes the caller's options.
     detail::PeerCopies* pc = nullptr;
     if (P > 1)
         if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
+    // Chunk c: rows [c * cs, c * cs + rows) of every owner's shard. Its slot holds the P owners'
+    // pieces one after another (rows x n each), as ncclReduceScatter deals them out.
+    const int asked = chunk_count(options, rows_shard, pc != nullptr);
+    const int64_t cs = (rows_shard + asked - 1) / asked;
+    const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
+    auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
     const gemmlab::GemmOptions& next_to_comm = pc ? alone : beside;
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)

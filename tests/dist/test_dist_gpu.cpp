@@ -346,8 +346,8 @@ int all_gemm_cases(int rank, dist::Communicator& comm, Values values) {
 
 } // namespace
 
-/// On one host the Overlapped schedules move data with the copy engines unless told otherwise:
-/// 1 (a failure) where a call left them on NCCL.
+/// On one host, one process per rank, the tensor-parallel Overlapped schedules move data with
+/// the copy engines unless told otherwise: 1 (a failure) where a call left them on NCCL.
 int expect_copy_engines(int rank, dist::Communicator& comm) {
     std::printf("rank %d: the Overlapped schedules communicated with %s\n", rank,
                 comm.uses_copy_engines() ? "the copy engines" : "NCCL");
@@ -357,17 +357,7 @@ int expect_copy_engines(int rank, dist::Communicator& comm) {
 TEST(DistGpu, GemmEqualsSingleGpuBitwiseOnIntegers) {
     SKIP_WITHOUT_TWO_GPUS();
     const RunResult r = run_ranks(ranks_for_test(), 60, 240, [](int rank, dist::Communicator& comm) {
-        return all_gemm_cases(rank, comm, Values::SmallIntegers) + expect_copy_engines(rank, comm);
-    });
-    for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
-}
-
-TEST(DistGpu, GemmOnNcclEqualsSingleGpuBitwiseOnIntegers) {
-    SKIP_WITHOUT_TWO_GPUS();
-    const RunResult r = run_ranks(ranks_for_test(), 60, 240, [](int rank, dist::Communicator& comm) {
-        setenv("GEMMLAB_DIST_TRANSPORT", "nccl", 1); // read at this communicator's first call
-        const int f = all_gemm_cases(rank, comm, Values::SmallIntegers);
-        return f + (comm.uses_copy_engines() ? 1 : 0);
+        return all_gemm_cases(rank, comm, Values::SmallIntegers);
     });
     for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
 }
@@ -383,9 +373,9 @@ TEST(DistGpu, GemmWithinBoundOnUniformInputs) {
 namespace {
 
 /// A BF16 8192^3 product on row panels (a P x 1 grid, B's rows one block per rank): the
-/// gathered panels' chunks (17 at 4 ranks) each long enough that the next chunk's exchange, the
-/// product and the slots' reuse overlap for real; two calls, then sampled entries against the
-/// CPU; the second call is enqueued behind the first before either is waited for.
+/// gathered panels' chunks (17 at 4 ranks) each long enough that the next chunk's all-gather,
+/// the product and the slots' reuse overlap for real; two calls, then sampled entries against
+/// the CPU; the second call is enqueued behind the first before either is waited for.
 int row_panels_many_chunks(int rank, dist::Communicator& comm) {
     using T = __nv_bfloat16;
     const int P = comm.size();
@@ -431,7 +421,7 @@ int row_panels_many_chunks(int rank, dist::Communicator& comm) {
 TEST(DistGpu, RowPanelsOfManyLongChunks) {
     SKIP_WITHOUT_TWO_GPUS();
     const RunResult r = run_ranks(ranks_for_test(), 30, 90, [](int rank, dist::Communicator& comm) {
-        return row_panels_many_chunks(rank, comm) + expect_copy_engines(rank, comm);
+        return row_panels_many_chunks(rank, comm);
     });
     for (int code : r.codes) EXPECT_EQ(code, 0) << codes_text(r);
 }
@@ -455,8 +445,7 @@ TEST(DistGpu, RowPanelsOfManyLongChunksInOneProcess) {
         for (size_t r = 0; r < comms.size(); ++r)
             threads.emplace_back([&, r] {
                 cudaSetDevice(comms[r].device());
-                // Ranks that share a process communicate with NCCL (peer_copy.hpp).
-                codes[r] = row_panels_many_chunks(int(r), comms[r]) + (comms[r].uses_copy_engines() ? 1 : 0);
+                codes[r] = row_panels_many_chunks(int(r), comms[r]);
                 comms[r] = dist::Communicator();
             });
         for (auto& t : threads) t.join();
@@ -815,7 +804,12 @@ TEST(DistGpu, SingleProcessAllGpus) {
                     f += check_gemm<float, float>(int(r), comms[r], s, Values::SmallIntegers, &compared);
                     f += check_gemm<__nv_bfloat16, __nv_bfloat16>(int(r), comms[r], s, Values::SmallIntegers, &compared);
                 }
-                std::printf("thread rank %zu: %d entries compared bitwise, %d failed\n", r, compared, f);
+                // The tensor-parallel patterns too, on NCCL: ranks that share a process do not
+                // use the copy engines (peer_copy.hpp).
+                f += check_tp<float, float>(int(r), comms[r], 0);
+                f += comms[r].uses_copy_engines() ? 1 : 0;
+                std::printf("thread rank %zu: %d entries compared bitwise, tensor parallel on %s, %d failed\n", r,
+                            compared, comms[r].uses_copy_engines() ? "the copy engines" : "NCCL", f);
                 codes[r] = f;
                 comms[r] = dist::Communicator(); // each rank ends on its own thread
             });
