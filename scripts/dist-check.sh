@@ -165,7 +165,7 @@ done
   for f in cpu tests faults big scaling summa tp mpi; do
     [[ -f "$out/$f.log" ]] || continue
     grep -hE 'NCCL WARN|gemmlab_dist_bench: |rank [0-9]+: .*(Error|Timeout|Aborted|failed|FAIL)|Failure$' "$out/$f.log" |
-      grep -vE 'a peer (died|aborted) ->|a later call ->|exiting without|ncclCommAbort on its' | sort | uniq -c | sort -rn |
+      grep -vE 'a peer (died|aborted) ->|a later call ->|exiting without|ncclCommAbort on its|[^0-9]0 failed' | sort | uniq -c | sort -rn |
       head -6 | sed "s/^/  $f errors: /"
   done
 } | tee "$out/summary.txt"
