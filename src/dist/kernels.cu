@@ -31,28 +31,37 @@ __global__ void store_from_float_kernel(int64_t lines, int64_t width, const floa
     }
 }
 
-template <class T>
-__global__ void sum_pieces_kernel(Pieces<T> pieces, int64_t n, T* dst) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+template <class T, class TC>
+__global__ void sum_pieces_kernel(Pieces<T> pieces, int64_t rows, int64_t cols, TC* dst, int64_t ld_dst) {
+    const int64_t total = rows * cols;
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
         T v = pieces.src[0][i];
         for (int p = 1; p < pieces.count; ++p) v += pieces.src[p][i];
-        dst[i] = v;
+        const int64_t r = i / cols, c = i % cols;
+        if constexpr (std::is_same_v<T, TC>) dst[r * ld_dst + c] = v;
+        else dst[r * ld_dst + c] = from_float<TC>(v);
     }
 }
 
 } // namespace
 
-template <class T>
-cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t n, T* dst, cudaStream_t stream) {
+template <class T, class TC>
+cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t rows, int64_t cols, TC* dst, int64_t ld_dst,
+                       cudaStream_t stream) {
+    const int64_t n = rows * cols;
     if (n <= 0 || pieces.count <= 0) return cudaSuccess;
     const int threads = 256;
     const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 132 * 8);
-    sum_pieces_kernel<T><<<unsigned(blocks), threads, 0, stream>>>(pieces, n, dst);
+    sum_pieces_kernel<T, TC><<<unsigned(blocks), threads, 0, stream>>>(pieces, rows, cols, dst, ld_dst);
     return cudaGetLastError();
 }
 
-template cudaError_t sum_pieces<float>(const Pieces<float>&, int64_t, float*, cudaStream_t);
-template cudaError_t sum_pieces<double>(const Pieces<double>&, int64_t, double*, cudaStream_t);
+template cudaError_t sum_pieces<float, float>(const Pieces<float>&, int64_t, int64_t, float*, int64_t, cudaStream_t);
+template cudaError_t sum_pieces<float, __nv_bfloat16>(const Pieces<float>&, int64_t, int64_t, __nv_bfloat16*, int64_t,
+                                                      cudaStream_t);
+template cudaError_t sum_pieces<float, __half>(const Pieces<float>&, int64_t, int64_t, __half*, int64_t, cudaStream_t);
+template cudaError_t sum_pieces<double, double>(const Pieces<double>&, int64_t, int64_t, double*, int64_t,
+                                                cudaStream_t);
 
 template <class TC>
 cudaError_t store_from_float(int64_t lines, int64_t width, const float* src, int64_t ld_src,

@@ -22,9 +22,12 @@ struct Pieces {
     int count = 0;
 };
 
-/// dst[i] = src[0][i] + src[1][i] + ... in that order (one fixed order: the same sum on every
-/// run), for i < n, in T (float or double). Returns the launch's error.
-template <class T>
-cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t n, T* dst, cudaStream_t stream);
+/// dst(i, j) = src[0](i, j) + src[1](i, j) + ... in that order (one fixed order: the same sum
+/// on every run), summed in T (float or double) and rounded once to TC, for `rows` x `cols`
+/// pieces stored contiguously (row-major, ld cols); dst is row-major with ld ld_dst. Returns
+/// the launch's error.
+template <class T, class TC>
+cudaError_t sum_pieces(const Pieces<T>& pieces, int64_t rows, int64_t cols, TC* dst, int64_t ld_dst,
+                       cudaStream_t stream);
 
 } // namespace gemmlab::dist::detail

@@ -26,6 +26,8 @@
 #include <array>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
@@ -147,6 +149,29 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
 int chunk_count(const TpOptions& o, int64_t rows_shard, bool copy_engines) {
     const int64_t c = o.chunks > 0 ? o.chunks : copy_engines ? 8 : 4;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
+}
+
+/// The reduce-scatter's pieces of each owner's shard: (first row, rows) each, in order, none
+/// empty. On NCCL `count` equal pieces. On the copy engines the last piece, the one whose
+/// exchange and sum nothing hides, is half the others, and the pieces are whole multiples of 128
+/// rows (a tile's height) where the shard allows it; the first takes what is left over.
+std::vector<std::pair<int64_t, int64_t>> reduce_scatter_plan(int64_t rows_shard, int count, bool copy_engines) {
+    std::vector<std::pair<int64_t, int64_t>> plan;
+    if (copy_engines && count >= 3) {
+        const int64_t unit = rows_shard >= 128 * int64_t(count) ? 128 : 1;
+        const int64_t whole = std::max<int64_t>(unit, int64_t(double(rows_shard) / (count - 0.5)) / unit * unit);
+        const int64_t last = std::max<int64_t>(unit, whole / 2 / unit * unit);
+        const int64_t first = rows_shard - last - (count - 2) * whole;
+        if (first >= whole) {
+            plan.emplace_back(0, first);
+            for (int c = 1; c + 1 < count; ++c) plan.emplace_back(first + (c - 1) * whole, whole);
+            plan.emplace_back(rows_shard - last, last);
+            return plan;
+        }
+    }
+    const int64_t each = (rows_shard + count - 1) / count;
+    for (int64_t r0 = 0; r0 < rows_shard; r0 += each) plan.emplace_back(r0, std::min(each, rows_shard - r0));
+    return plan; // none empty (9 rows in 4 pieces: 3 of 3)
 }
 
 } // namespace
@@ -293,13 +318,19 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
     auto get = [&](Buffer id, size_t bytes, void* o) {
         return im->buffer(id, std::max<size_t>(bytes, 16), user, static_cast<void**>(o));
     };
-    // Where this rank's sum lands: straight in out_shard, or staged (float for the half types,
-    // or rows packed when ldo != n) and stored at the end.
-    const bool direct = std::is_same_v<Acc, TC> && ldo == n;
+    // On the copy engines (peer_copy.hpp) every rank writes each owner's piece of a chunk into
+    // the owner's `received`, and the owner sums the P pieces in rank order straight into its
+    // output, rounded once; no SM moves data, so every product takes the caller's options.
+    detail::PeerCopies* pc = nullptr;
+    if (P > 1 && sched != Schedule::Sequential)
+        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
+    // Where NCCL's sum lands: straight in out_shard, or staged (float for the half types, or
+    // rows packed when ldo != n) and stored at the end.
+    const bool direct = pc || (std::is_same_v<Acc, TC> && ldo == n);
     Acc* staging = nullptr;
     if (!direct)
         if (Status s = get(Buffer::Staging, sizeof(Acc) * rows_shard * n, &staging); s != Status::Success) return s;
-    Acc* target = direct ? reinterpret_cast<Acc*>(out) : staging; // rows_shard x n, ld n
+    Acc* target = direct ? reinterpret_cast<Acc*>(out) : staging; // rows_shard x n, ld n (NCCL)
 
     auto finish = [&]() -> Status {
         if (!direct && do_comm && do_compute) {
@@ -334,18 +365,16 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         return finish();
     }
 
-    // On the copy engines (peer_copy.hpp) every rank writes each owner's piece of a chunk into
-    // the owner's `received`, and the owner sums the P pieces in rank order; no SM moves data,
-    // so every product takes the caller's options.
-    detail::PeerCopies* pc = nullptr;
-    if (P > 1)
-        if (Status s = im->copy_engines(&pc, dl); s != Status::Success) return s;
-    // Chunk c: rows [c * cs, c * cs + rows) of every owner's shard. Its slot holds the P owners'
-    // pieces one after another (rows x n each), as ncclReduceScatter deals them out.
-    const int asked = chunk_count(options, rows_shard, pc != nullptr);
-    const int64_t cs = (rows_shard + asked - 1) / asked;
-    const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
-    auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
+    // Chunk c: rows [first_row(c), first_row(c) + chunk_rows(c)) of every owner's shard. Its slot
+    // holds the P owners' pieces one after another (rows x n each), as ncclReduceScatter deals
+    // them out.
+    const std::vector<std::pair<int64_t, int64_t>> plan =
+        reduce_scatter_plan(rows_shard, chunk_count(options, rows_shard, pc != nullptr), pc != nullptr);
+    const int chunks = int(plan.size());
+    auto first_row = [&](int c) { return plan[size_t(c)].first; };
+    auto chunk_rows = [&](int c) { return plan[size_t(c)].second; };
+    int64_t cs = 0; // the tallest chunk
+    for (const auto& pr : plan) cs = std::max(cs, pr.second);
     const gemmlab::GemmOptions& next_to_comm = pc ? alone : beside;
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)
@@ -377,7 +406,7 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
                 return s;
         if (do_compute)
             if (Status s = detail::local_gemm_batched<TA, Acc>(
-                    im, Layout::RowMajor, Op::N, op_w, rows, n, k_local, alpha, x + c * cs * ldx, ldx,
+                    im, Layout::RowMajor, Op::N, op_w, rows, n, k_local, alpha, x + first_row(c) * ldx, ldx,
                     rows_shard * ldx, w, ldw, 0, scalar_t<TA>(0), slot[sl], n, rows * n, P,
                     c == 0 ? alone : next_to_comm, alone);
                 s != Status::Success)
@@ -399,13 +428,14 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
             pieces.count = P;
             for (int q = 0; q < P; ++q)
                 pieces.src[q] = q == im->rank ? slot[sl] + q * piece : received + q * piece;
-            if (Status s = im->cuda(detail::sum_pieces<Acc>(pieces, piece, target + c * cs * n, cs_stream),
+            if (Status s = im->cuda(detail::sum_pieces<Acc, TC>(pieces, chunk_rows(c), n, out + first_row(c) * ldo, ldo,
+                                                                cs_stream),
                                     "the reduce-scatter's sum (kernel launch)");
                 s != Status::Success)
                 return s;
             return im->cuda(cudaEventRecord(freed[sl], cs_stream), "cudaEventRecord");
         }
-        if (Status s = im->nccl(ncclReduceScatter(slot[sl], target + c * cs * n, size_t(chunk_rows(c) * n),
+        if (Status s = im->nccl(ncclReduceScatter(slot[sl], target + first_row(c) * n, size_t(chunk_rows(c) * n),
                                                   nccl_type<Acc>(), ncclSum, oc, cs_stream),
                                 oc, "ncclReduceScatter (a chunk of partial products)", dl);
             s != Status::Success)
