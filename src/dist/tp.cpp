@@ -26,8 +26,6 @@
 #include <array>
 #include <cstdlib>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "dist/comm.hpp"
 #include "dist/kernels.hpp"
@@ -149,29 +147,6 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
 int chunk_count(const TpOptions& o, int64_t rows_shard, bool copy_engines) {
     const int64_t c = o.chunks > 0 ? o.chunks : copy_engines ? 8 : 4;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
-}
-
-/// The reduce-scatter's pieces of each owner's shard: (first row, rows) each, in order, none
-/// empty. On NCCL `count` equal pieces. On the copy engines the last piece, the one whose
-/// exchange and sum nothing hides, is half the others, and the pieces are whole multiples of 128
-/// rows (a tile's height) where the shard allows it; the first takes what is left over.
-std::vector<std::pair<int64_t, int64_t>> reduce_scatter_plan(int64_t rows_shard, int count, bool copy_engines) {
-    std::vector<std::pair<int64_t, int64_t>> plan;
-    if (copy_engines && count >= 3) {
-        const int64_t unit = rows_shard >= 128 * int64_t(count) ? 128 : 1;
-        const int64_t whole = std::max<int64_t>(unit, int64_t(double(rows_shard) / (count - 0.5)) / unit * unit);
-        const int64_t last = std::max<int64_t>(unit, whole / 2 / unit * unit);
-        const int64_t first = rows_shard - last - (count - 2) * whole;
-        if (first >= whole) {
-            plan.emplace_back(0, first);
-            for (int c = 1; c + 1 < count; ++c) plan.emplace_back(first + (c - 1) * whole, whole);
-            plan.emplace_back(rows_shard - last, last);
-            return plan;
-        }
-    }
-    const int64_t each = (rows_shard + count - 1) / count;
-    for (int64_t r0 = 0; r0 < rows_shard; r0 += each) plan.emplace_back(r0, std::min(each, rows_shard - r0));
-    return plan; // none empty (9 rows in 4 pieces: 3 of 3)
 }
 
 } // namespace
@@ -365,16 +340,13 @@ Status gemm_reducescatter(Communicator& comm, Op op_w, int64_t tokens, int64_t n
         return finish();
     }
 
-    // Chunk c: rows [first_row(c), first_row(c) + chunk_rows(c)) of every owner's shard. Its slot
-    // holds the P owners' pieces one after another (rows x n each), as ncclReduceScatter deals
-    // them out.
-    const std::vector<std::pair<int64_t, int64_t>> plan =
-        reduce_scatter_plan(rows_shard, chunk_count(options, rows_shard, pc != nullptr), pc != nullptr);
-    const int chunks = int(plan.size());
-    auto first_row = [&](int c) { return plan[size_t(c)].first; };
-    auto chunk_rows = [&](int c) { return plan[size_t(c)].second; };
-    int64_t cs = 0; // the tallest chunk
-    for (const auto& pr : plan) cs = std::max(cs, pr.second);
+    // Chunk c: rows [c * cs, c * cs + rows) of every owner's shard. Its slot holds the P owners'
+    // pieces one after another (rows x n each), as ncclReduceScatter deals them out.
+    const int asked = chunk_count(options, rows_shard, pc != nullptr);
+    const int64_t cs = (rows_shard + asked - 1) / asked;
+    const int chunks = int((rows_shard + cs - 1) / cs); // none empty (9 rows in 4 chunks: 3 of 3)
+    auto first_row = [&](int c) { return c * cs; };
+    auto chunk_rows = [&](int c) { return std::min<int64_t>(cs, rows_shard - c * cs); };
     const gemmlab::GemmOptions& next_to_comm = pc ? alone : beside;
     Acc* slot[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i)
