@@ -14,9 +14,8 @@
 // gather run the rung that shares the GPU with NCCL (local_gemm.hpp), the last one the
 // caller's options. Only chunk 0's gather waits with nothing to hide it, so that chunk is
 // narrow. Each rank receives (P - 1) / P of B, as SUMMA's B broadcasts on this grid. The chunks
-// stay on NCCL where the copy engines could carry them (peer_copy.hpp): measured on 4 x H200,
-// BF16 32768^3 ran 0.853-0.871 of four single GPUs with its chunks on the copy engines and
-// 0.876-0.897 on NCCL's all-gather (docs/distributed.md).
+// stay on NCCL even where the copy engines could carry them (peer_copy.hpp): the BF16 scaling
+// rows measured lower with the chunks on the copy engines (docs/distributed.md, "Copy engines").
 
 #include "dist/gathered_panels.hpp"
 

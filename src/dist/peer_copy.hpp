@@ -16,13 +16,14 @@
 //      into the peer's buffer, then tell that peer "ready"; and wait for the "ready" of the peer
 //      that writes into this rank's buffer at the same step;
 //   3. the exchange's stream waits for every step: all parts arrived, all of this rank's sent.
-// Writes, not reads: measured with every GPU of a 4 x H200 host moving to every other at once,
-// the copy engines wrote 1.5 TB/s in all and read 0.78. Step i sends to rank + i and receives
-// from rank - i, so that each GPU receives from one peer at a time. Flags compare cyclically
+// Writes, not reads: with every GPU of a host moving data to every other at once, the copy
+// engines wrote about twice what they read (docs/distributed.md, "Copy engines"). Step i sends
+// to rank + i and receives from rank - i, so that each GPU receives from one peer at a time. Flags compare cyclically
 // (int32_t(flag - epoch) >= 0), so they never need resetting.
 //
 // Ranks of one process (Communicator::create_all_local) do not use it: four of them on one
-// host's GPUs hung (docs/distributed.md), two did not; such communicators use NCCL.
+// host's GPUs hung in their copies (docs/distributed.md), two did not; such communicators use
+// NCCL.
 
 #include <array>
 #include <cstdint>

@@ -141,9 +141,8 @@ Status allgather_gemm_copy_engines(Communicator::Impl* im, detail::PeerCopies* p
 }
 
 /// Pieces of each owner's shard for the reduce-scatter: the caller's, else 8 on the copy engines
-/// (more pieces cost them no SM, and the last piece, the one nothing hides, is smaller: 8 read
-/// 1.158x and 1.210x the sequential schedule where 4 read 1.107x-1.144x, docs/distributed.md),
-/// 4 on NCCL.
+/// (more pieces cost them no SM, and the last piece, the one nothing hides, is smaller; 12 and
+/// 16 made the batched products slower than they saved: docs/distributed.md), 4 on NCCL.
 int chunk_count(const TpOptions& o, int64_t rows_shard, bool copy_engines) {
     const int64_t c = o.chunks > 0 ? o.chunks : copy_engines ? 8 : 4;
     return int(std::max<int64_t>(1, std::min<int64_t>(c, rows_shard)));
