@@ -472,6 +472,7 @@ int gpu_count_in_child() {
 struct SharedTeam {
     pthread_barrier_t barrier;
     double values[256];
+    double single_tflops; // the single-GPU row, for the parent to hand to later GPU counts
 };
 
 /// One process per rank (--ranks procs, the default): how ranks run under mpirun or torchrun,
@@ -486,6 +487,7 @@ void run_forked(const Args& args, const std::string& which, const GemmCase& gc, 
     else
         for (const std::string& s : split(gpus)) plist.push_back(std::atoi(s.c_str()));
     bool single_done = false;
+    double single_tf_known = 0;
     for (int P : plist) {
         if (P < 1 || P > count || P > 256) {
             print_line("dist-bench skip gpus=" + std::to_string(P) + " (only " + std::to_string(count) + " visible)");
@@ -522,9 +524,10 @@ void run_forked(const Args& args, const std::string& which, const GemmCase& gc, 
                     return out;
                 };
                 // The single-GPU row first, on GPU 0, while the others wait.
-                double single_tf = 0;
+                double single_tf = single_tf_known;
                 if (with_single && r == 0) single_tf = single_gpu_tflops<T>(0, gc);
                 single_tf = team.all_values(single_tf)[0];
+                if (r == 0) shared->single_tflops = single_tf;
                 dist::UniqueId id{};
                 if (r == 0) {
                     if (dist::get_unique_id(id) != dist::Status::Success) die(dist::last_error());
@@ -559,6 +562,7 @@ void run_forked(const Args& args, const std::string& which, const GemmCase& gc, 
                 for (pid_t other : pids) kill(other, SIGKILL);
             }
         }
+        if (with_single) single_tf_known = shared->single_tflops;
         pthread_barrier_destroy(&shared->barrier);
         munmap(shared, sizeof(SharedTeam));
         if (failed) die("a rank failed (gpus=" + std::to_string(P) + ")");
